@@ -1,0 +1,102 @@
+"""What every lint rule sees (a parsed file with line numbers) and what it reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import yaml
+
+
+@dataclass(frozen=True)
+class SpecError(Exception):
+    """One spec problem, printed as `path:line: RULE - message`."""
+
+    path: str
+    line: int
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.rule} - {self.message}"
+
+
+@dataclass
+class RawRow:
+    """A row as parsed, with the line of the row and of each key (1-based)."""
+
+    data: dict[str, Any]
+    line: int
+    key_lines: dict[str, int] = field(default_factory=dict)
+
+    def line_of(self, key: str) -> int:
+        """The line of `key` in this row, or the row's own line."""
+        return self.key_lines.get(key, self.line)
+
+
+@dataclass
+class RawDocument:
+    """A spec file as parsed: its top-level mapping, rows, and where each thing is."""
+
+    path: str
+    rel: str
+    data: dict[str, Any]
+    top_lines: dict[str, int]
+    rows: list[RawRow]
+
+    @classmethod
+    def parse(cls, path: Path, rel: str) -> RawDocument:
+        """Parse a file with yaml.safe_load semantics, keeping line numbers; raise SPEC-YAML."""
+        shown = str(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            data = yaml.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line = mark.line + 1 if mark else 1
+            raise SpecError(shown, line, "SPEC-YAML", f"malformed YAML: {exc.problem}") from None
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+            raise SpecError(shown, 1, "SPEC-YAML", f"cannot read: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(node, yaml.MappingNode):
+            raise SpecError(shown, 1, "SPEC-YAML", "a spec file is a mapping with kind, source, rows")
+        top_lines = _key_lines(node)
+        rows: list[RawRow] = []
+        rows_node = _child(node, "rows")
+        raw_rows = data.get("rows")
+        if isinstance(rows_node, yaml.SequenceNode) and isinstance(raw_rows, list):
+            for item_node, item in zip(rows_node.value, raw_rows, strict=True):
+                line = item_node.start_mark.line + 1
+                if isinstance(item, dict) and isinstance(item_node, yaml.MappingNode):
+                    rows.append(RawRow(item, line, _key_lines(item_node)))
+                else:
+                    rows.append(RawRow({"__not_a_mapping__": item}, line))
+        return cls(shown, rel, data, top_lines, rows)
+
+
+def _key_lines(node: yaml.MappingNode) -> dict[str, int]:
+    """Map each scalar key of a mapping node to its 1-based line."""
+    return {
+        str(k.value): k.start_mark.line + 1
+        for k, _ in node.value
+        if isinstance(k, yaml.ScalarNode)
+    }
+
+
+def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
+    """The value node of `key` in a mapping node."""
+    for k, v in node.value:
+        if isinstance(k, yaml.ScalarNode) and k.value == key:
+            return v
+    return None
+
+
+class Rule(Protocol):
+    """A lint rule: a stable id and a check over one parsed file."""
+
+    rule_id: str
+
+    def check(self, doc: RawDocument) -> list[SpecError]:
+        """Every problem this rule finds in `doc`."""
+        ...

@@ -1,0 +1,151 @@
+"""SPEC-SCHEMA: the kind is known, keys are the record's fields, values have their types."""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from typing import Any, Literal
+
+from ptxconf.oracle import records
+from ptxconf.oracle.lint.base import RawDocument, RawRow, SpecError
+from ptxconf.oracle.lint.units import unit_stem
+
+#: Fields every row has that the file does not spell out.
+INJECTED = ("file", "line", "source")
+
+
+class SchemaError(ValueError):
+    """A value that does not fit its field's type."""
+
+
+def record_fields(cls: type) -> dict[str, Any]:
+    """The spelled-out fields of a record class and their resolved types."""
+    hints = typing.get_type_hints(cls, vars(records))
+    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.name not in INJECTED}
+
+
+def is_optional(tp: Any) -> bool:
+    """Whether a field type admits None (and so may be left out)."""
+    return _is_union(tp) and type(None) in typing.get_args(tp)
+
+
+def convert(value: Any, tp: Any, name: str) -> Any:
+    """Convert a YAML value to a field type, or raise SchemaError naming what was expected."""
+    if tp is Any:
+        return value
+    if _is_union(tp):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        for arg in (a for a in args if a is not type(None)):
+            try:
+                return convert(value, arg, name)
+            except SchemaError:
+                continue
+        raise SchemaError(f"{name}: expected {describe(tp)}, got {value!r}")
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        if value in typing.get_args(tp):
+            return value
+        raise SchemaError(f"{name}: expected one of {list(typing.get_args(tp))}, got {value!r}")
+    if origin is tuple:
+        if not isinstance(value, list):
+            raise SchemaError(f"{name}: expected a list, got {value!r}")
+        (item_tp, _ellipsis) = typing.get_args(tp)
+        return tuple(convert(v, item_tp, f"{name}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise SchemaError(f"{name}: expected a mapping, got {value!r}")
+        key_tp, val_tp = typing.get_args(tp)
+        return {convert(k, key_tp, name): convert(v, val_tp, f"{name}.{k}") for k, v in value.items()}
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if not isinstance(value, dict):
+            raise SchemaError(f"{name}: expected a mapping, got {value!r}")
+        fields = record_fields(tp)
+        unknown = sorted(set(value) - set(fields))
+        if unknown:
+            raise SchemaError(f"{name}: unknown key '{unknown[0]}' (expected {sorted(fields)})")
+        return tp(**{k: convert(v, fields[k], f"{name}.{k}") for k, v in value.items()})
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif tp is str:
+        if isinstance(value, str):
+            return value
+    else:  # pragma: no cover - a schema author's mistake, not a spec author's
+        raise TypeError(f"unsupported field type {tp!r}")
+    raise SchemaError(f"{name}: expected {describe(tp)}, got {value!r}")
+
+
+def describe(tp: Any) -> str:
+    """A short human name for a field type."""
+    if _is_union(tp):
+        return " or ".join(describe(a) for a in typing.get_args(tp))
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return "one of " + str(list(typing.get_args(tp)))
+    if origin is tuple:
+        return f"a list of {describe(typing.get_args(tp)[0])}"
+    if origin is dict:
+        return "a mapping"
+    if tp is type(None):
+        return "null"
+    return {bool: "true/false", int: "an integer", str: "a string"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def build_row(cls: type[records.Row], data: dict[str, Any]) -> dict[str, Any]:
+    """Convert a raw row's values to its record's field types (raise SchemaError)."""
+    fields = record_fields(cls)
+    return {k: convert(v, fields[k], k) for k, v in data.items() if k in fields}
+
+
+def _is_union(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType)
+
+
+class SchemaRule:
+    """Known kind; no unknown or missing keys; each value of its field's type."""
+
+    rule_id = "SPEC-SCHEMA"
+
+    def check(self, doc: RawDocument) -> list[SpecError]:
+        """Report schema problems row by row."""
+        kind = doc.data.get("kind")
+        if kind not in records.RECORD_KINDS:
+            return [SpecError(doc.path, doc.top_lines.get("kind", 1), self.rule_id,
+                              f"unknown kind {kind!r} (expected one of "
+                              f"{sorted(records.RECORD_KINDS)})")]
+        cls = records.RECORD_KINDS[kind]
+        fields = record_fields(cls)
+        errors: list[SpecError] = []
+        for row in doc.rows:
+            errors.extend(self._check_row(doc, cls, fields, row))
+        return errors
+
+    def _check_row(self, doc: RawDocument, cls: type, fields: dict[str, Any],
+                   row: RawRow) -> list[SpecError]:
+        rid = row.data.get("id", "?")
+        if "__not_a_mapping__" in row.data:
+            return [SpecError(doc.path, row.line, self.rule_id, "a row must be a mapping")]
+        errors = []
+        stems = {unit_stem(f) for f in fields}
+        for key in row.data:
+            if key not in fields and unit_stem(key) not in stems:
+                errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
+                                        f"row {rid}: unknown key '{key}' for kind {cls.KIND}"))
+        for name, tp in fields.items():
+            if name not in row.data and not is_optional(tp):
+                errors.append(SpecError(doc.path, row.line, self.rule_id,
+                                        f"row {rid}: missing key '{name}' ({describe(tp)})"))
+        for key, value in row.data.items():
+            if key in fields:
+                try:
+                    convert(value, fields[key], key)
+                except SchemaError as exc:
+                    errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
+                                            f"row {rid}: {exc}"))
+        return errors

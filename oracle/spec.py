@@ -1,0 +1,100 @@
+"""Load spec/*.yaml, lint it, and return frozen records: the only door from YAML to the oracle."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from ptxconf.oracle import records
+from ptxconf.oracle.lint import RULES, RawDocument, SpecError
+from ptxconf.oracle.lint.schema import build_row
+
+#: spec/ sits beside oracle/ both in the repository and in an installed `ptxconf` package.
+DEFAULT_SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
+
+R = TypeVar("R", bound=records.Row)
+
+
+class SpecErrors(Exception):
+    """Every problem found in a spec directory, each `path:line: RULE - message`."""
+
+    def __init__(self, errors: list[SpecError]) -> None:
+        super().__init__("\n".join(str(e) for e in errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Spec:
+    """All records of a spec directory, grouped by kind and keyed by `<file stem>:<id>`."""
+
+    root: Path
+    rows: tuple[records.Row, ...]
+
+    def of(self, cls: type[R]) -> tuple[R, ...]:
+        """Every record of one kind, in file and row order."""
+        return tuple(r for r in self.rows if type(r) is cls)
+
+    def in_file(self, cls: type[R], rel: str) -> tuple[R, ...]:
+        """Every record of one kind from one file (relative path, e.g. 'wgmma/x.yaml')."""
+        return tuple(r for r in self.of(cls) if r.file == rel)
+
+    def get(self, cls: type[R], row_id: str) -> R:
+        """The one record of a kind with this id (KeyError if none or several)."""
+        found = [r for r in self.of(cls) if r.id == row_id]
+        if len(found) != 1:
+            raise KeyError(f"{cls.KIND} {row_id!r}: {len(found)} rows")
+        return found[0]
+
+    def element_bits(self, dtype: str) -> int:
+        """The width in bits of an element type."""
+        return self.get(records.ElementType, dtype).width_bits
+
+    def __iter__(self) -> Iterator[records.Row]:
+        return iter(self.rows)
+
+
+def spec_files(root: Path) -> list[Path]:
+    """The YAML files of a spec directory, sorted."""
+    return sorted(p for p in root.rglob("*.yaml") if p.is_file())
+
+
+def lint_file(path: Path, root: Path) -> tuple[RawDocument | None, list[SpecError]]:
+    """Parse one file and run every rule on it."""
+    try:
+        doc = RawDocument.parse(path, path.relative_to(root).as_posix())
+    except SpecError as err:
+        return None, [err]
+    errors: list[SpecError] = []
+    for rule in RULES:
+        errors.extend(rule.check(doc))
+    return doc, errors
+
+
+def load_spec(root: Path | str | None = None) -> Spec:
+    """Load and validate every file under `root` (default: the bundled spec/); raise SpecErrors."""
+    root = Path(root) if root is not None else DEFAULT_SPEC_DIR
+    if not root.is_dir():
+        raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "spec directory not found")])
+    files = spec_files(root)
+    if not files:
+        raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "no *.yaml files found")])
+    errors: list[SpecError] = []
+    rows: list[records.Row] = []
+    for path in files:
+        doc, errs = lint_file(path, root)
+        errors.extend(errs)
+        if doc is not None and not errs:
+            rows.extend(_records(doc))
+    if errors:
+        raise SpecErrors(errors)
+    return Spec(root, tuple(rows))
+
+
+def _records(doc: RawDocument) -> Iterator[records.Row]:
+    """Build the frozen records of a file that passed every rule."""
+    cls = records.RECORD_KINDS[doc.data["kind"]]
+    source = records.Source(**doc.data["source"])
+    for row in doc.rows:
+        yield cls(**build_row(cls, row.data), file=doc.rel, line=row.line, source=source)
