@@ -98,3 +98,14 @@ def _records(doc: RawDocument) -> Iterator[records.Row]:
     source = records.Source(**doc.data["source"])
     for row in doc.rows:
         yield cls(**build_row(cls, row.data), file=doc.rel, line=row.line, source=source)
+
+
+_DEFAULT: Spec | None = None
+
+
+def default_spec() -> Spec:
+    """The bundled spec, loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_spec()
+    return _DEFAULT
