@@ -217,6 +217,14 @@ class RegisterFragment(Row):
         """k<K>.<operand>.<first type>."""
         return f"k{self.k_elems}.{self.operand}.{self.types[0] if self.types else ''}"
 
+    def registers_for(self, n: int) -> int:
+        """Registers per thread for N columns."""
+        return count_expr(self.registers, n)
+
+    def elements_for(self, n: int) -> int:
+        """Elements per thread for N columns."""
+        return count_expr(self.elements, n)
+
     def valid_n_values(self) -> tuple[int, ...] | None:
         """The sorted valid N values, or None where the table is silent."""
         if self.valid_n is None:
@@ -378,6 +386,21 @@ class CuteDslExample(Row):
     atom_repeats: tuple[int, ...] | None = None
     period_units: int | None = None
     stated_period_bytes: int | None = None
+
+
+def count_expr(expr: str, n: int) -> int:
+    """Evaluate a count the tables write as "8", "N", "N/2" or "N/4"; ValueError if not whole."""
+    text = expr.replace(" ", "")
+    if text.isdigit():
+        return int(text)
+    if text == "N":
+        return n
+    if text.startswith("N/") and text[2:].isdigit() and int(text[2:]) > 0:
+        q, r = divmod(n, int(text[2:]))
+        if r:
+            raise ValueError(f"{expr} is not whole for N={n}")
+        return q
+    raise ValueError(f"count {expr!r}: expected an integer, 'N' or 'N/<integer>'")
 
 
 def atom_name(major: str, swizzle: str) -> str:

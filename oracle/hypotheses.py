@@ -1,0 +1,73 @@
+"""Competing readings of ambiguous rules, each named, until a proof or a probe decides.
+
+A hypothesis has one *documented* reading (what the text most plainly says, or what CUTLASS
+does) and alternatives. The oracle takes the chosen reading as an argument everywhere a rule
+is ambiguous; nothing picks one silently. The GPU probes record which reading the silicon
+followed as evidence (reports/evidence/<device>/).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """A named ambiguity and its readings; `documented` is the default reading."""
+
+    name: str
+    question: str
+    readings: dict[str, str]
+    documented: str
+
+
+SWIZZLE_UNIT = Hypothesis(
+    name="swizzle_unit",
+    question="Does Swizzle<B,4,3> of a canonical layout act on byte addresses or on the "
+             "element offsets the layout is written in?",
+    readings={
+        "bytes": "the swizzle XORs bits of the shared-memory byte address (CUTLASS smem_ptr "
+                 "swizzle; Table 38's atoms are 16-byte chunks within 2^B*16-byte rows)",
+        "elements": "the swizzle XORs bits of the element offset of the canonical layout, as "
+                    "the CuTe notation of the PTX ISA and the CuTeDSL blog read literally",
+    },
+    documented="bytes",
+)
+
+MN_LBO_SBO_ROLES = Hypothesis(
+    name="mn_lbo_sbo_roles",
+    question="For MN-major swizzled layouts, does LBO step along MN and SBO along K "
+             "(canonical layouts, LBO/SBO tables), or the other way round?",
+    readings={"as_documented": "LBO steps along MN, SBO along K",
+              "swapped": "SBO steps along MN, LBO along K"},
+    documented="as_documented",
+)
+
+K_SWIZZLED_LBO = Hypothesis(
+    name="k_swizzled_lbo",
+    question="For K-major swizzled layouts the LBO table says 'not used, assumed to be 1': is "
+             "the field ignored by the hardware?",
+    readings={"ignored": "any LBO value gives the same result",
+              "used": "the LBO field changes which addresses are read"},
+    documented="ignored",
+)
+
+BASE_OFFSET = Hypothesis(
+    name="base_offset",
+    question="When the operand start is not aligned to the swizzle repeat, does the swizzle "
+             "act on the absolute address (base offset field only informative), or on the "
+             "address relative to the start, phase-corrected by the base-offset field?",
+    readings={"absolute": "swizzle(start + offset): the pattern follows absolute address bits",
+              "relative": "start + swizzle(offset): the pattern restarts at the operand start"},
+    documented="absolute",
+)
+
+ALL: tuple[Hypothesis, ...] = (SWIZZLE_UNIT, MN_LBO_SBO_ROLES, K_SWIZZLED_LBO, BASE_OFFSET)
+
+
+def reading(h: Hypothesis, chosen: str | None) -> str:
+    """Validate a chosen reading (None: the documented one)."""
+    value = h.documented if chosen is None else chosen
+    if value not in h.readings:
+        raise ValueError(f"{h.name}: unknown reading {value!r} (expected one of {sorted(h.readings)})")
+    return value

@@ -1,0 +1,253 @@
+"""The `ptxconf` command line. Names and JSON keys are a stable contract (see README)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+DTYPES = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
+SWIZZLES = ("none", "32B", "64B", "128B")
+
+
+class UsageError(Exception):
+    """Bad input that is not a spec problem: printed as one line, exit 2."""
+
+
+def _int(text: str) -> int:
+    """An integer in decimal or 0x hex."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Every subcommand and option."""
+    p = argparse.ArgumentParser(prog="ptxconf", description=__doc__)
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    spec = sub.add_parser("spec", help="validate or list the spec").add_subparsers(
+        dest="spec_cmd", required=True)
+    v = spec.add_parser("validate", help="lint every spec file")
+    v.add_argument("--spec-dir", type=Path)
+    ls = spec.add_parser("list", help="list every spec row")
+    ls.add_argument("--spec-dir", type=Path)
+    ls.add_argument("--json", action="store_true")
+
+    oracle = sub.add_parser("oracle", help="query the oracle").add_subparsers(
+        dest="oracle_cmd", required=True)
+    so = oracle.add_parser("smem-offsets", help="where the tensor core reads each element")
+    so.add_argument("--spec-dir", type=Path)
+    so.add_argument("--dtype", choices=DTYPES, required=True)
+    so.add_argument("--major", choices=("K", "MN"), required=True)
+    so.add_argument("--swizzle", choices=SWIZZLES, required=True)
+    so.add_argument("--mn", type=_int, required=True)
+    so.add_argument("--k", type=_int, required=True)
+    so.add_argument("--lbo", type=_int, required=True, help="leading byte offset, bytes")
+    so.add_argument("--sbo", type=_int, required=True, help="stride byte offset, bytes")
+    so.add_argument("--base-offset", type=_int, default=0,
+                    help="operand start address modulo the swizzle repeat, bytes")
+    so.add_argument("--swizzle-unit", choices=("bytes", "elements"), default="bytes",
+                    help="hypothesis: the unit the swizzle acts on (default: bytes)")
+    so.add_argument("--json", action="store_true")
+
+    desc = oracle.add_parser("descriptor", help="wgmma matrix descriptors").add_subparsers(
+        dest="desc_cmd", required=True)
+    enc = desc.add_parser("encode")
+    enc.add_argument("--spec-dir", type=Path)
+    enc.add_argument("--start-address", type=_int, required=True, help="bytes")
+    enc.add_argument("--lbo", type=_int, required=True, help="bytes")
+    enc.add_argument("--sbo", type=_int, required=True, help="bytes")
+    enc.add_argument("--swizzle", choices=SWIZZLES, required=True)
+    enc.add_argument("--base-offset", type=_int, default=0)
+    enc.add_argument("--json", action="store_true")
+    dec = desc.add_parser("decode")
+    dec.add_argument("value", type=_int)
+    dec.add_argument("--spec-dir", type=Path)
+    dec.add_argument("--json", action="store_true")
+
+    fr = oracle.add_parser("fragment", help="(thread, register) -> (row, col) of a wgmma operand")
+    fr.add_argument("--spec-dir", type=Path)
+    fr.add_argument("--instr", required=True)
+    fr.add_argument("--operand", choices=("A", "D"), required=True)
+    fr.add_argument("--json", action="store_true")
+
+    ck = sub.add_parser("check", help="run every check and write a report")
+    ck.add_argument("--spec-dir", type=Path)
+    ck.add_argument("--gpu", choices=("auto", "on", "off"), default="auto")
+    ck.add_argument("--report-dir", type=Path)
+    ck.add_argument("--strict", action="store_true", help="spec discrepancies fail the run")
+    ck.add_argument("--only", help="run only cases whose id contains this text")
+    ck.add_argument("--timeout-s", type=float, default=20.0, help="per-proof timeout")
+    ck.add_argument("--quiet", action="store_true")
+
+    pr = sub.add_parser("prove", help="run the Z3 proofs")
+    pr.add_argument("--spec-dir", type=Path)
+    pr.add_argument("--timeout-s", type=float, default=20.0)
+    pr.add_argument("--only")
+    pr.add_argument("--json", action="store_true")
+
+    rp = sub.add_parser("report", help="re-render a run's reports from its results.json")
+    rp.add_argument("results", type=Path)
+    rp.add_argument("--out-dir", type=Path)
+
+    bn = sub.add_parser("bench", help="print timings of the oracle, proofs and compiler")
+    bn.add_argument("--spec-dir", type=Path)
+    bn.add_argument("--json", action="store_true")
+    return p
+
+
+def _spec(args: argparse.Namespace):  # noqa: ANN202 - Spec, imported lazily
+    from ptxconf.oracle.spec import load_spec
+
+    return load_spec(getattr(args, "spec_dir", None))
+
+
+def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+    print(json.dumps(payload) if getattr(args, "json", False) else text)
+
+
+def cmd_spec(args: argparse.Namespace) -> int:
+    """spec validate / spec list."""
+    spec = _spec(args)
+    if args.spec_cmd == "validate":
+        files = sorted({r.file for r in spec.rows})
+        print(f"{spec.root}: {len(files)} files, {len(spec.rows)} rows, no problems")
+        return 0
+    rows = [{"id": r.id, "file": r.file, "kind": r.KIND} for r in spec.rows]
+    _emit(args, rows, "\n".join(f"{r['file']}:{r['id']}  ({r['kind']})" for r in rows))
+    return 0
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    """oracle smem-offsets / descriptor / fragment."""
+    spec = _spec(args)
+    if args.oracle_cmd == "smem-offsets":
+        from ptxconf.oracle.canonical import SmemQuery, smem_offsets_query
+
+        q = SmemQuery(args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo, args.sbo,
+                      args.base_offset, args.swizzle_unit)
+        out = smem_offsets_query(spec, q)
+        text = "\n".join(" ".join(f"{v:#06x}" for v in row) for row in out["offsets"])
+        _emit(args, out, f"# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
+        return 0
+    if args.oracle_cmd == "descriptor":
+        from ptxconf.oracle.descriptor import descriptor_format
+
+        fmt = descriptor_format(spec)
+        if args.desc_cmd == "encode":
+            value = fmt.encode(start_address_bytes=args.start_address, lbo_bytes=args.lbo,
+                               sbo_bytes=args.sbo, swizzle=args.swizzle,
+                               base_offset=args.base_offset)
+        else:
+            value = args.value
+        fields = fmt.decode(value)
+        payload = {"value": f"{value:#018x}", "fields": fields}
+        _emit(args, payload, f"{value:#018x}\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items()))
+        return 0
+    from ptxconf.oracle.fragments import fragment_entries
+
+    entries = fragment_entries(args.instr, args.operand, spec)
+    payload = {"instr": args.instr, "operand": args.operand,
+               "columns": ["thread", "register", "subelement", "row", "col"],
+               "entries": [list(e) for e in entries]}
+    _emit(args, payload, "\n".join(" ".join(str(x) for x in e) for e in entries))
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run everything, write reports, print the summary."""
+    from ptxconf.report import text_summary, write_reports
+    from ptxconf.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
+
+    spec = _spec(args)
+    opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
+                      strict=args.strict)
+    out_dir = args.report_dir or default_report_dir()
+    meta = run_meta(spec, opts)
+    start = time.perf_counter()
+    results = run_all(spec, opts, on_result=lambda r: None)
+    meta["seconds"] = round(time.perf_counter() - start, 3)
+    paths = write_reports(out_dir, results, meta)
+    if not args.quiet:
+        print(text_summary(results, args.strict))
+    print(f"report: {paths[2]} (results.json, junit.xml beside it); {meta['seconds']} s")
+    return exit_code(results, args.strict)
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    """Run the proofs only."""
+    try:
+        from ptxconf.oracle.proofs.cases import proof_cases
+    except ImportError:
+        raise UsageError("the proofs module is not available in this build") from None
+    spec = _spec(args)
+    rows = []
+    for case in proof_cases(spec, timeout_s=args.timeout_s):
+        if args.only and args.only not in case.id:
+            continue
+        r = case.run()
+        rows.append({"id": r.id, "claim": r.check, "status": r.status.value,
+                     "counterexample": r.details.get("counterexample"), "seconds": r.seconds,
+                     "message": r.message})
+    order = {"refuted": 0, "unknown": 1, "proved": 2}
+    rows.sort(key=lambda x: order.get(x["status"], 3))
+    text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
+    _emit(args, {"results": rows}, text)
+    return 1 if any(x["status"] in ("unknown",) for x in rows) else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Re-render the HTML/JUnit reports of a results.json."""
+    from ptxconf.report import load_results, text_summary, write_reports
+
+    if not args.results.is_file():
+        raise UsageError(f"{args.results}: no such results.json")
+    results, meta = load_results(args.results)
+    paths = write_reports(args.out_dir or args.results.parent, results, meta)
+    print(text_summary(results))
+    print(f"report: {paths[2]}")
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Print timings (see ptxconf.bench)."""
+    from ptxconf.bench import run_bench
+
+    return run_bench(_spec(args), as_json=args.json)
+
+
+COMMANDS = {"spec": cmd_spec, "oracle": cmd_oracle, "check": cmd_check, "prove": cmd_prove,
+            "report": cmd_report, "bench": cmd_bench}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
+    from ptxconf.oracle.spec import SpecErrors
+
+    args = build_parser().parse_args(argv)
+    try:
+        return COMMANDS[args.cmd](args)
+    except SpecErrors as errs:
+        for e in errs.errors:
+            print(e, file=sys.stderr)
+        return 1
+    except (UsageError, ValueError, KeyError, OSError) as exc:
+        if os.environ.get("PTXCONF_DEBUG"):
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"ptxconf: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("ptxconf: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
