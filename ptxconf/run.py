@@ -8,12 +8,13 @@ import platform
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ptxconf import __version__
 from ptxconf.oracle.checks import Case
+from ptxconf.oracle.findings import explain
 from ptxconf.oracle.spec import Spec
 from ptxconf.results import Result, Status
 
@@ -95,10 +96,22 @@ def _run_case(case: Case) -> Result:
     """Run one case; an exception inside a check is that case's FAIL, never the run's crash."""
     start = time.perf_counter()
     try:
-        return case.run()
+        return triage(case.run())
     except Exception as exc:  # noqa: BLE001 - a broken check must not stop the others
         return Result(case.id, case.check, Status.FAIL, f"check raised {type(exc).__name__}: {exc}",
                       {}, time.perf_counter() - start)
+
+
+def triage(result: Result) -> Result:
+    """A discrepancy that is a known finding carries its explanation; a new one fails."""
+    if result.status is not Status.DISCREPANCY:
+        return result
+    why = explain(result.id)
+    if why is None:
+        return replace(result, status=Status.FAIL,
+                       message=f"new spec discrepancy (not a known finding in "
+                               f"oracle/findings.py): {result.message}")
+    return replace(result, details={**result.details, "finding": why})
 
 
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
