@@ -137,8 +137,9 @@ class SchemaRule:
             if key not in fields and unit_stem(key) not in stems:
                 errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
                                         f"row {rid}: unknown key '{key}' for kind {cls.KIND}"))
+        present_stems = {unit_stem(k) for k in row.data}
         for name, tp in fields.items():
-            if name not in row.data and not is_optional(tp):
+            if name not in row.data and not is_optional(tp) and unit_stem(name) not in present_stems:
                 errors.append(SpecError(doc.path, row.line, self.rule_id,
                                         f"row {rid}: missing key '{name}' ({describe(tp)})"))
         for key, value in row.data.items():

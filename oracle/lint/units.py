@@ -40,12 +40,12 @@ class UnitsRule:
         for row in doc.rows:
             rid = row.data.get("id", "?")
             for key, value in row.data.items():
+                if (isinstance(value, int) and not isinstance(value, bool)
+                        and unit_of(key) is None and key not in cls.UNITLESS):
+                    errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
+                                            f"row {rid}: numeric key '{key}' names no unit "
+                                            f"(one of {', '.join(records.UNIT_SUFFIXES)})"))
                 if key in names:
-                    if (isinstance(value, int) and not isinstance(value, bool)
-                            and unit_of(key) is None and key not in cls.UNITLESS):
-                        errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
-                                                f"row {rid}: numeric key '{key}' names no unit "
-                                                f"(one of {', '.join(records.UNIT_SUFFIXES)})"))
                     continue
                 expected = by_stem.get(unit_stem(key))
                 if expected is not None:
