@@ -1,0 +1,100 @@
+"""The command-line contract: names, JSON keys, one-line errors, exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptxconf.cli import main
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
+
+FIXTURES = Path(__file__).parent / "fixtures" / "lint"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_spec_validate_ok(capsys) -> None:
+    code, out, _ = run(capsys, "spec", "validate")
+    assert code == 0 and "no problems" in out
+
+
+def test_spec_validate_reports_each_problem_on_one_line(capsys, tmp_path: Path) -> None:
+    spec_dir = tmp_path / "spec"
+    shutil.copytree(DEFAULT_SPEC_DIR, spec_dir)
+    target = spec_dir / "wgmma" / "smem_alignment.yaml"
+    target.write_text(target.read_text().replace("alignment_bytes: 16", "alignment_bits: 128"))
+    code, _, err = run(capsys, "spec", "validate", "--spec-dir", str(spec_dir))
+    assert code == 1
+    lines = err.strip().splitlines()
+    assert lines and all(": SPEC-" in line and " - " in line for line in lines)
+    assert any(line.startswith(f"{target}:") and "SPEC-UNITS" in line for line in lines)
+    assert "Traceback" not in err
+
+
+def test_spec_list_json(capsys) -> None:
+    code, out, _ = run(capsys, "spec", "list", "--json")
+    rows = json.loads(out)
+    assert code == 0 and {tuple(sorted(r)) for r in rows} == {("file", "id", "kind")}
+    assert {"id": "K_SW128", "file": "wgmma/swizzle_atoms.yaml", "kind": "swizzle_atom"} in rows
+
+
+def test_smem_offsets_json(capsys) -> None:
+    code, out, _ = run(capsys, "oracle", "smem-offsets", "--dtype", "bf16", "--major", "MN",
+                       "--swizzle", "64B", "--mn", "64", "--k", "16", "--lbo", "512",
+                       "--sbo", "1024", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["units"] == "bytes" and data["mn"] == 64 and data["k"] == 16
+    assert len(data["offsets"]) == 64 and all(len(r) == 16 for r in data["offsets"])
+    flat = [o for r in data["offsets"] for o in r]
+    assert len(set(flat)) == len(flat)
+
+
+def test_descriptor_encode_decode_json(capsys) -> None:
+    code, out, _ = run(capsys, "oracle", "descriptor", "encode", "--start-address", "0x400",
+                       "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--json")
+    enc = json.loads(out)
+    assert code == 0 and set(enc) >= {"value", "fields"} and enc["value"].startswith("0x")
+    code, out, _ = run(capsys, "oracle", "descriptor", "decode", enc["value"], "--json")
+    dec = json.loads(out)
+    assert dec["fields"]["start_address_bytes"] == 0x400 and dec["fields"]["swizzle"] == "128B"
+    assert dec["fields"]["sbo_bytes"] == 1024 and dec["value"] == enc["value"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["oracle", "descriptor", "encode", "--start-address", "0", "--lbo", "24", "--sbo", "0",
+     "--swizzle", "none"],
+    ["oracle", "smem-offsets", "--dtype", "f16", "--major", "K", "--swizzle", "128B", "--mn", "8",
+     "--k", "12", "--lbo", "16", "--sbo", "1024"],
+])
+def test_bad_values_give_one_line_and_exit_2(capsys, argv: list[str]) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and err.count("\n") == 1 and err.startswith("ptxconf: error: ")
+
+
+def test_bad_arguments_give_usage_and_exit_2(capsys) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["oracle", "descriptor", "encode", "--swizzle", "16B"])
+    assert info.value.code == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
+                           "--report-dir", str(tmp_path)], capture_output=True, text=True,
+                          timeout=600)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "spec discrepancies" in proc.stdout and "fig167" in proc.stdout
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert data["schema_version"] == 1 and data["summary"]["fail"] == 0
+    assert (tmp_path / "junit.xml").is_file() and (tmp_path / "report.html").is_file()
+    assert "Traceback" not in proc.stderr
