@@ -1,0 +1,312 @@
+"""Instruction variants: the records a probe kernel is generated from.
+
+A `WgmmaVariant` names one `wgmma.mma_async` instruction (shape, types, A in registers or in
+shared memory, the transpose immediates, `.satfinite`). A `WmmaVariant` names one wmma
+load or store probe. Facts about element widths and type pairings come from the spec tables
+(`spec/wgmma/element_types.yaml`, `spec/wgmma/instruction_types.yaml`,
+`spec/wmma/default_strides.yaml`); what lives here is PTX *syntax* only: which operands an
+instruction form spells out, so that the host can write its operand list.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, replace
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+WARPGROUP_THREADS = 128
+WARP_THREADS = 32
+REGISTER_BITS = 32
+
+# PTX syntax of wgmma.mma_async: which types spell imm-scale-a/b and imm-trans-a/b operands,
+# and the bit-op suffix of the single-bit form. (PTX ISA 9.7.15.5.2, "Syntax".)
+_TAKES_IMM_SCALE = frozenset({"f16", "bf16", "tf32", "e4m3", "e5m2"})
+_TAKES_IMM_TRANS = frozenset({"f16", "bf16"})
+_INTEGER_TYPES = frozenset({"s8", "u8"})
+_B1_SUFFIX = ".and.popc"
+
+_WGMMA_NAME = re.compile(
+    r"^wgmma\.mma_async\.sync\.aligned"
+    r"\.m(?P<m>\d+)n(?P<n>\d+)k(?P<k>\d+)"
+    r"\.(?P<dtype>\w+?)\.(?P<atype>\w+?)\.(?P<btype>\w+?)"
+    r"(?P<satfinite>\.satfinite)?(?P<b1op>\.and\.popc)?$"
+)
+
+
+def _spec_rows(package: str, filename: str) -> list[dict[str, Any]]:
+    """Rows of one installed spec table (read with PyYAML; no validation here)."""
+    import yaml  # a project dependency; imported lazily so that gpu/ imports stay cheap
+
+    try:
+        text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
+    except ModuleNotFoundError:
+        # An editable install of a source checkout may not import the data-only spec
+        # folders as packages; there they sit beside the ptxconf package folder.
+        import ptxconf
+
+        folder = Path(ptxconf.__file__).resolve().parent.parent / "spec"
+        text = folder.joinpath(*package.split(".")[2:], filename).read_text(encoding="utf-8")
+    return list(yaml.safe_load(text)["rows"])
+
+
+@functools.cache
+def element_bits() -> dict[str, int]:
+    """Element width in bits per PTX type name, from spec/wgmma/element_types.yaml."""
+    return {row["id"]: int(row["width_bits"]) for row in
+            _spec_rows("ptxconf.spec.wgmma", "element_types.yaml")}
+
+
+@functools.cache
+def instruction_types() -> tuple[dict[str, Any], ...]:
+    """The dense wgmma type combinations, from spec/wgmma/instruction_types.yaml."""
+    return tuple(_spec_rows("ptxconf.spec.wgmma", "instruction_types.yaml"))
+
+
+@functools.cache
+def wmma_shapes() -> tuple[dict[str, Any], ...]:
+    """The wmma shapes of the default-stride table, from spec/wmma/default_strides.yaml."""
+    return tuple(_spec_rows("ptxconf.spec.wmma", "default_strides.yaml"))
+
+
+def _registers(rows: int, cols: int, bits: int, threads: int) -> int:
+    """32-bit registers per thread holding a rows x cols matrix of `bits`-wide elements."""
+    total_bits = rows * cols * bits
+    return -(-total_bits // (threads * REGISTER_BITS))
+
+
+@dataclass(frozen=True, kw_only=True)
+class WgmmaVariant:
+    """One wgmma.mma_async instruction form, as a probe kernel issues it."""
+
+    m: int = 64
+    n: int
+    k: int
+    dtype: str
+    atype: str
+    btype: str
+    a_from_regs: bool = False
+    trans_a: int = 0
+    trans_b: int = 0
+    satfinite: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("dtype", "atype", "btype"):
+            if getattr(self, name) not in element_bits():
+                raise ValueError(f"{name}={getattr(self, name)!r}: not a type in element_types")
+        for name in ("trans_a", "trans_b"):
+            if getattr(self, name) not in (0, 1):
+                raise ValueError(f"{name}={getattr(self, name)!r}: expected 0 or 1")
+        if (self.trans_a or self.trans_b) and not self.takes_trans:
+            raise ValueError(f"{self.ptx_name}: .{self.atype} spells no imm-trans operands")
+        if self.a_from_regs and self.trans_a:
+            raise ValueError(f"{self.ptx_name}: A from registers spells no imm-trans-a")
+        if self.m <= 0 or self.n <= 0 or self.k <= 0:
+            raise ValueError(f"m, n, k must be positive, got {self.m}, {self.n}, {self.k}")
+
+    @property
+    def ptx_name(self) -> str:
+        """The instruction with its modifiers, as written in PTX."""
+        name = (f"wgmma.mma_async.sync.aligned.m{self.m}n{self.n}k{self.k}"
+                f".{self.dtype}.{self.atype}.{self.btype}")
+        if self.satfinite:
+            name += ".satfinite"
+        if self.atype == "b1":
+            name += _B1_SUFFIX
+        return name
+
+    @property
+    def takes_trans(self) -> bool:
+        """Whether this type spells imm-trans-a/b (MN-major operands possible)."""
+        return self.atype in _TAKES_IMM_TRANS
+
+    @property
+    def takes_scale(self) -> bool:
+        """Whether this type spells imm-scale-a/b."""
+        return self.atype in _TAKES_IMM_SCALE
+
+    @property
+    def form(self) -> str:
+        """'rs' when A comes from registers, 'ss' when both operands are in shared memory."""
+        return "rs" if self.a_from_regs else "ss"
+
+    @property
+    def nreg_d(self) -> int:
+        """32-bit accumulator registers per thread."""
+        return _registers(self.m, self.n, element_bits()[self.dtype], WARPGROUP_THREADS)
+
+    @property
+    def nreg_a(self) -> int:
+        """32-bit A registers per thread (0 when A is in shared memory)."""
+        if not self.a_from_regs:
+            return 0
+        return _registers(self.m, self.k, element_bits()[self.atype], WARPGROUP_THREADS)
+
+    @property
+    def kernel_name(self) -> str:
+        """A C identifier naming this variant's probe kernel."""
+        name = f"wgmma_m{self.m}n{self.n}k{self.k}_{self.dtype}_{self.atype}_{self.btype}"
+        name += f"_{self.form}"
+        if self.takes_trans:
+            name += f"_t{self.trans_a}{self.trans_b}"
+        if self.satfinite:
+            name += "_satfinite"
+        return name
+
+    @property
+    def family(self) -> tuple[str, str, str, str, bool]:
+        """What the valid-N set may depend on: (dtype, atype, btype, form, satfinite)."""
+        return (self.dtype, self.atype, self.btype, self.form, self.satfinite)
+
+    def with_n(self, n: int) -> WgmmaVariant:
+        """The same instruction form with another N."""
+        return replace(self, n=n)
+
+    def operand_text(self, d: list[str], a: str | list[str], b_desc: str, scale_d: str) -> str:
+        """The operand list after the instruction name, given the operands' PTX spellings.
+
+        `a` is the A descriptor (SS form) or the A registers (RS form); imm-scale-a/b are 1.
+        """
+        parts = ["{" + ", ".join(d) + "}"]
+        parts.append("{" + ", ".join(a) + "}" if isinstance(a, list) else a)
+        parts += [b_desc, scale_d]
+        if self.takes_scale:
+            parts += ["1", "1"]
+        if self.takes_trans:
+            if not self.a_from_regs:
+                parts.append(str(self.trans_a))
+            parts.append(str(self.trans_b))
+        return ", ".join(parts)
+
+
+def parse_wgmma(name: str, *, a_from_regs: bool = False, trans_a: int = 0,
+                trans_b: int = 0) -> WgmmaVariant:
+    """The variant a PTX instruction name spells.
+
+    E.g. `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16`. The operand form (A from
+    registers) and the transpose immediates are not part of the name.
+    """
+    match = _WGMMA_NAME.match(name.strip())
+    if match is None:
+        raise ValueError(f"not a dense wgmma.mma_async instruction name: {name!r}")
+    atype = match["atype"]
+    if (atype == "b1") != (match["b1op"] is not None):
+        raise ValueError(f"{name!r}: the {_B1_SUFFIX} suffix goes with .b1 operands only")
+    variant = WgmmaVariant(
+        m=int(match["m"]), n=int(match["n"]), k=int(match["k"]), dtype=match["dtype"],
+        atype=atype, btype=match["btype"], a_from_regs=a_from_regs, trans_a=trans_a,
+        trans_b=trans_b, satfinite=match["satfinite"] is not None)
+    if variant.ptx_name != name.strip():
+        raise ValueError(f"{name!r} does not round-trip (got {variant.ptx_name!r})")
+    return variant
+
+
+def wgmma_families(n: int = 8, *, all_trans: bool = True) -> list[WgmmaVariant]:
+    """Every instruction form of the spec's type table at one N.
+
+    Per spec row: SS and RS forms; with and without .satfinite where the row has it; every
+    imm-trans combination where the type spells them (only the first when `all_trans` is off).
+    """
+    out: list[WgmmaVariant] = []
+    for row in instruction_types():
+        base = WgmmaVariant(n=n, k=int(row["k_elems"]), dtype=row["dtype"], atype=row["atype"],
+                            btype=row["btype"])
+        sat_options = (False, True) if row.get("satfinite") else (False,)
+        for a_from_regs in (False, True):
+            for sat in sat_options:
+                v = replace(base, a_from_regs=a_from_regs, satfinite=sat)
+                if not v.takes_trans or not all_trans:
+                    out.append(v)
+                    continue
+                for ta in ((0,) if a_from_regs else (0, 1)):
+                    for tb in (0, 1):
+                        out.append(replace(v, trans_a=ta, trans_b=tb))
+    return out
+
+
+# --- wmma ----------------------------------------------------------------------------------
+
+# Operand types of each wmma shape beyond what the default-stride table's `types` column lists:
+# the CUDA C++ wmma API (mma.h) offers these element types on the f16 shapes too.
+_WMMA_EXTRA_TYPES_BY_K16 = ("bf16", "s8", "u8")
+# Accumulator types per operand type (CUDA C++ wmma API).
+_WMMA_ACCUMULATORS = {
+    "f16": ("f16", "f32"), "bf16": ("f32",), "s8": ("s32",), "u8": ("s32",),
+    "tf32": ("f32",), "f64": ("f64",), "s4": ("s32",), "u4": ("s32",), "b1": ("s32",),
+}
+# Sub-byte operands come only as row-major A and column-major B (CUDA C++ wmma API).
+_WMMA_SUBBYTE = frozenset({"s4", "u4", "b1"})
+
+
+@dataclass(frozen=True, kw_only=True)
+class WmmaVariant:
+    """One wmma probe: load a fragment (op='load') or store an accumulator (op='store').
+
+    matrix: 'a', 'b' or 'c' (accumulator); dtype: the fragment's element type. layout:
+    'row'/'col' for a and b (compile-time in wmma); None for the accumulator, whose memory
+    layout is a run-time argument.
+    """
+
+    op: str
+    matrix: str
+    m: int
+    n: int
+    k: int
+    dtype: str
+    layout: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.op not in ("load", "store"):
+            raise ValueError(f"op={self.op!r}: expected 'load' or 'store'")
+        if self.matrix not in ("a", "b", "c"):
+            raise ValueError(f"matrix={self.matrix!r}: expected 'a', 'b' or 'c'")
+        if self.op == "store" and self.matrix != "c":
+            raise ValueError("wmma stores the accumulator only")
+        if (self.matrix == "c") != (self.layout is None):
+            raise ValueError("layout is 'row'/'col' for a and b, None for the accumulator")
+        if self.layout not in (None, "row", "col"):
+            raise ValueError(f"layout={self.layout!r}: expected 'row' or 'col'")
+        if self.dtype not in element_bits():
+            raise ValueError(f"dtype={self.dtype!r}: not a type in element_types")
+
+    @property
+    def shape(self) -> str:
+        """m16n16k16 and so on."""
+        return f"m{self.m}n{self.n}k{self.k}"
+
+    @property
+    def kernel_name(self) -> str:
+        """A C identifier naming this probe kernel."""
+        name = f"wmma_{self.op}_{self.matrix}_{self.shape}_{self.dtype}"
+        return name + (f"_{self.layout}" if self.layout else "")
+
+
+def wmma_probe_variants() -> list[WmmaVariant]:
+    """Every load/store probe over the shapes of the wmma default-stride table."""
+    out: list[WmmaVariant] = []
+    seen: set[WmmaVariant] = set()
+
+    def add(v: WmmaVariant) -> None:
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+
+    for row in wmma_shapes():
+        m, n, k = int(row["m_elems"]), int(row["n_elems"]), int(row["k_elems"])
+        types = list(row["types"])
+        if "f16" in types:
+            types += list(_WMMA_EXTRA_TYPES_BY_K16)
+        for t in types:
+            for matrix in ("a", "b"):
+                layouts = ("row", "col")
+                if t in _WMMA_SUBBYTE:
+                    layouts = ("row",) if matrix == "a" else ("col",)
+                for layout in layouts:
+                    add(WmmaVariant(op="load", matrix=matrix, m=m, n=n, k=k, dtype=t,
+                                    layout=layout))
+            for acc in _WMMA_ACCUMULATORS[t]:
+                add(WmmaVariant(op="load", matrix="c", m=m, n=n, k=k, dtype=acc))
+                add(WmmaVariant(op="store", matrix="c", m=m, n=n, k=k, dtype=acc))
+    return out
