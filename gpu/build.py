@@ -32,6 +32,8 @@ from .variants import WgmmaVariant, WmmaVariant, wgmma_families
 ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
 CACHE_ENV = "PTXCONF_KERNEL_CACHE"  # a folder: on-disk cubin cache of the NVRTC path
 INCLUDE_ENV = "PTXCONF_CUDA_INCLUDE"  # a folder holding mma.h and crt/mma.h: overrides search
+#: 32-bit words each lane of a wmma probe dumps (the largest fragment has 8).
+WMMA_MAX_WORDS = 16
 
 # --- sources -------------------------------------------------------------------------------
 
@@ -118,7 +120,8 @@ def wmma_stanza(v: WmmaVariant) -> str:
 def wmma_source(variants: Iterable[WmmaVariant]) -> str:
     """A module with one wmma probe kernel per variant."""
     vs = _unique(variants)
-    return (_generated_header("wmma_probe.cu", len(vs)) + kernel_text("wmma_probe.cu")
+    return (_generated_header("wmma_probe.cu", len(vs))
+            + f"#define WMMA_MAX_WORDS {WMMA_MAX_WORDS}\n" + kernel_text("wmma_probe.cu")
             + "\n" + "".join(wmma_stanza(v) for v in vs))
 
 

@@ -2,9 +2,9 @@
 
 A `WgmmaVariant` names one `wgmma.mma_async` instruction (shape, types, A in registers or in
 shared memory, the transpose immediates, `.satfinite`). A `WmmaVariant` names one wmma
-load or store probe. Facts about element widths and type pairings come from the spec tables
-(`spec/wgmma/element_types.yaml`, `spec/wgmma/instruction_types.yaml`,
-`spec/wmma/default_strides.yaml`); what lives here is PTX *syntax* only: which operands an
+load or store probe. Facts about element widths and type pairings come from the spec, through
+`ptxconf.oracle.spec` (`wgmma/element_types.yaml`, `wgmma/instruction_types.yaml`,
+`wmma/default_strides.yaml`); what lives here is PTX *syntax* only: which operands an
 instruction form spells out, so that the host can write its operand list.
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass, replace
-from importlib import resources
-from pathlib import Path
-from typing import Any
+
+from ptxconf.oracle import records
+from ptxconf.oracle.spec import default_spec
 
 WARPGROUP_THREADS = 128
 WARP_THREADS = 32
@@ -36,39 +36,20 @@ _WGMMA_NAME = re.compile(
 )
 
 
-def _spec_rows(package: str, filename: str) -> list[dict[str, Any]]:
-    """Rows of one installed spec table (read with PyYAML; no validation here)."""
-    import yaml  # a project dependency; imported lazily so that gpu/ imports stay cheap
-
-    try:
-        text = resources.files(package).joinpath(filename).read_text(encoding="utf-8")
-    except ModuleNotFoundError:
-        # An editable install of a source checkout may not import the data-only spec
-        # folders as packages; there they sit beside the ptxconf package folder.
-        import ptxconf
-
-        folder = Path(ptxconf.__file__).resolve().parent.parent / "spec"
-        text = folder.joinpath(*package.split(".")[2:], filename).read_text(encoding="utf-8")
-    return list(yaml.safe_load(text)["rows"])
-
-
 @functools.cache
 def element_bits() -> dict[str, int]:
-    """Element width in bits per PTX type name, from spec/wgmma/element_types.yaml."""
-    return {row["id"]: int(row["width_bits"]) for row in
-            _spec_rows("ptxconf.spec.wgmma", "element_types.yaml")}
+    """Element width in bits per PTX type name (spec/wgmma/element_types.yaml)."""
+    return {row.id: row.width_bits for row in default_spec().of(records.ElementType)}
 
 
-@functools.cache
-def instruction_types() -> tuple[dict[str, Any], ...]:
-    """The dense wgmma type combinations, from spec/wgmma/instruction_types.yaml."""
-    return tuple(_spec_rows("ptxconf.spec.wgmma", "instruction_types.yaml"))
+def instruction_types() -> tuple[records.InstructionType, ...]:
+    """The dense wgmma type combinations (spec/wgmma/instruction_types.yaml)."""
+    return default_spec().of(records.InstructionType)
 
 
-@functools.cache
-def wmma_shapes() -> tuple[dict[str, Any], ...]:
-    """The wmma shapes of the default-stride table, from spec/wmma/default_strides.yaml."""
-    return tuple(_spec_rows("ptxconf.spec.wmma", "default_strides.yaml"))
+def wmma_shapes() -> tuple[records.WmmaDefaultStride, ...]:
+    """The wmma shapes of the default-stride table (spec/wmma/default_strides.yaml)."""
+    return default_spec().of(records.WmmaDefaultStride)
 
 
 def _registers(rows: int, cols: int, bits: int, threads: int) -> int:
@@ -211,9 +192,9 @@ def wgmma_families(n: int = 8, *, all_trans: bool = True) -> list[WgmmaVariant]:
     """
     out: list[WgmmaVariant] = []
     for row in instruction_types():
-        base = WgmmaVariant(n=n, k=int(row["k_elems"]), dtype=row["dtype"], atype=row["atype"],
-                            btype=row["btype"])
-        sat_options = (False, True) if row.get("satfinite") else (False,)
+        base = WgmmaVariant(n=n, k=row.k_elems, dtype=row.dtype, atype=row.atype,
+                            btype=row.btype)
+        sat_options = (False, True) if row.satfinite else (False,)
         for a_from_regs in (False, True):
             for sat in sat_options:
                 v = replace(base, a_from_regs=a_from_regs, satfinite=sat)
@@ -294,8 +275,8 @@ def wmma_probe_variants() -> list[WmmaVariant]:
             out.append(v)
 
     for row in wmma_shapes():
-        m, n, k = int(row["m_elems"]), int(row["n_elems"]), int(row["k_elems"])
-        types = list(row["types"])
+        m, n, k = row.m_elems, row.n_elems, row.k_elems
+        types = list(row.types)
         if "f16" in types:
             types += list(_WMMA_EXTRA_TYPES_BY_K16)
         for t in types:

@@ -23,7 +23,9 @@
 
 namespace wmma = nvcuda::wmma;
 
-#define WMMA_MAX_WORDS 16
+#ifndef WMMA_MAX_WORDS  // words dumped per lane: ptxconf.gpu.build defines it for the host
+#error "WMMA_MAX_WORDS must be defined by the host"
+#endif
 
 #define WMMA_PARAMS                                                                     \
     uint4* __restrict__ buf, unsigned buf_u128, unsigned use_smem, unsigned offset_bytes, \

@@ -1,0 +1,67 @@
+"""What GPU is this, and can it run sm_90a probes? Never raises when CuPy or a GPU is absent."""
+
+from __future__ import annotations
+
+import platform
+from typing import Any
+
+#: The compute capability sm_90a code runs on: arch-specific ("a") features such as wgmma
+#: are not forward compatible, so exactly 9.0.
+SM90A_CAPABILITY = (9, 0)
+
+
+def _version(v: int) -> str:
+    """CUDA's integer version (12040) as text (12.4)."""
+    return f"{v // 1000}.{(v % 1000) // 10}"
+
+
+def describe() -> dict[str, Any]:
+    """The device and software stack, as evidence records it; `error` says what is missing."""
+    info: dict[str, Any] = {"python": platform.python_version(), "host": platform.node()}
+    try:
+        import cupy
+    except Exception as exc:  # noqa: BLE001 - absent or broken CuPy is an answer, not an error
+        info["error"] = f"CuPy not importable: {type(exc).__name__}: {exc}"
+        return info
+    info["cupy_version"] = cupy.__version__
+    try:
+        runtime = cupy.cuda.runtime
+        info["cuda_runtime_version"] = _version(runtime.runtimeGetVersion())
+        info["cuda_driver_version"] = _version(runtime.driverGetVersion())
+        count = runtime.getDeviceCount()
+        info["device_count"] = count
+        if count == 0:
+            info["error"] = "no CUDA device visible"
+            return info
+        dev = cupy.cuda.Device()
+        props = runtime.getDeviceProperties(dev.id)
+        name = props["name"]
+        info["device_id"] = dev.id
+        info["name"] = name.decode() if isinstance(name, bytes) else str(name)
+        info["compute_capability"] = f"{props['major']}.{props['minor']}"
+        info["multiprocessors"] = props["multiProcessorCount"]
+        info["shared_memory_per_block_optin_bytes"] = props.get("sharedMemPerBlockOptin")
+        info["total_memory_bytes"] = props["totalGlobalMem"]
+        try:
+            from cupy.cuda import nvrtc
+
+            info["nvrtc_version"] = ".".join(str(x) for x in nvrtc.getVersion())
+        except Exception as exc:  # noqa: BLE001
+            info["nvrtc_version"] = f"unknown ({type(exc).__name__})"
+    except Exception as exc:  # noqa: BLE001 - no driver, no device, broken context
+        info["error"] = f"CUDA not usable: {type(exc).__name__}: {exc}"
+    return info
+
+
+def usable_sm90a() -> tuple[bool, str]:
+    """(True, device summary) when a CUDA device of compute capability 9.0 is there."""
+    info = describe()
+    if "error" in info:
+        return False, info["error"]
+    cc = info.get("compute_capability", "")
+    want = f"{SM90A_CAPABILITY[0]}.{SM90A_CAPABILITY[1]}"
+    if cc != want:
+        return False, (f"{info.get('name', 'device')} has compute capability {cc}; sm_90a "
+                       f"probes need {want}")
+    return True, (f"{info['name']} (cc {cc}), driver {info['cuda_driver_version']}, "
+                  f"runtime {info['cuda_runtime_version']}, CuPy {info['cupy_version']}")
