@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from ptxconf.oracle.spec import Spec, default_spec
 
 

@@ -7,10 +7,10 @@ its explanation; an unknown one fails; a known one that no longer occurs fails a
 from __future__ import annotations
 
 import pytest
-
 from ptxconf.oracle.checks import all_cases
 from ptxconf.oracle.findings import KNOWN_DISCREPANCIES, explain
 from ptxconf.oracle.spec import default_spec
+
 from ptxconf.results import Status
 from ptxconf.run import RunOptions, providers, triage
 

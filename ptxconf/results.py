@@ -12,7 +12,7 @@ from typing import Any
 SCHEMA_VERSION = 1
 
 
-class Status(str, enum.Enum):
+class Status(enum.StrEnum):
     """What a check found. UNKNOWN never passes."""
 
     PASS = "pass"

@@ -57,7 +57,7 @@ def _optional_providers(opts: RunOptions) -> Iterator[Provider]:
     else:
         yield Provider("proofs", lambda spec: proof_cases(spec, timeout_s=opts.proof_timeout_s))
     try:
-        from ptxconf.gpu.witness import witness_cases, witness_available
+        from ptxconf.gpu.witness import witness_available, witness_cases
     except ImportError:
         pass
     else:
@@ -118,7 +118,7 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
     """Who ran what, where."""
     return {
         "ptxconf_version": __version__,
-        "started": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "spec_dir": str(spec.root),
         "python": sys.version.split()[0],
         "platform": platform.platform(),
@@ -131,7 +131,7 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
 
 def default_report_dir() -> Path:
     """reports/runs/<UTC timestamp> under the working directory."""
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
     return Path("reports") / "runs" / stamp
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from ptxconf.oracle.spec import Spec
+
 from ptxconf.results import Result, Status
 
 

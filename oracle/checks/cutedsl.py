@@ -19,6 +19,7 @@ from ptxconf.oracle.records import (
     SwizzleAtom,
 )
 from ptxconf.oracle.spec import Spec
+
 from ptxconf.results import Status
 
 #: Bits in one 128-bit element (Table 38's unit) and per byte.

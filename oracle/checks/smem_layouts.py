@@ -22,6 +22,7 @@ from ptxconf.oracle.records import (
     WorkedExample,
 )
 from ptxconf.oracle.spec import Spec
+
 from ptxconf.results import Status
 
 #: Stride values no template can produce by itself: where one shows up, LBO/SBO was bound there.

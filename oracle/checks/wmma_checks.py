@@ -53,4 +53,5 @@ def _example(spec: Spec, ex: WmmaAlignmentExample) -> str:
     shapes = {r.id: r for r in spec.of(WmmaDefaultStride)}
     if ex.shape not in shapes or ex.dtype not in shapes[ex.shape].types:
         raise fail(f"{ex.shape}.{ex.dtype} is not a shape/type of the default-stride table")
-    return f"p % {ex.pointer_multiple_bytes} == 0 and {ex.stride_elem_bytes}*s % {ex.stride_multiple_bytes} == 0"
+    return (f"p % {ex.pointer_multiple_bytes} == 0 and "
+            f"{ex.stride_elem_bytes}*s % {ex.stride_multiple_bytes} == 0")

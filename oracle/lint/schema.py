@@ -126,7 +126,7 @@ class SchemaRule:
             errors.extend(self._check_row(doc, cls, fields, row))
         return errors
 
-    def _check_row(self, doc: RawDocument, cls: type, fields: dict[str, Any],
+    def _check_row(self, doc: RawDocument, cls: type[records.Row], fields: dict[str, Any],
                    row: RawRow) -> list[SpecError]:
         rid = row.data.get("id", "?")
         if "__not_a_mapping__" in row.data:
