@@ -192,9 +192,16 @@ class ProbeRunner:
 
     def map(self, calls: Iterable[tuple[str, tuple[Any, ...], dict[str, Any]]], *,
             timeout_s: float | None = None) -> list[ProbeResult]:
-        """Run each (name, args, kwargs) in order; a failure never stops the rest."""
-        return [self.call(name, *args, timeout_s=timeout_s, **kwargs)
-                for name, args, kwargs in calls]
+        """Run each (name, args, kwargs) in order; a failure never stops the rest.
+
+        A call's own `timeout_s` in its kwargs overrides the one given here.
+        """
+        out = []
+        for name, args, kwargs in calls:
+            kw = dict(kwargs)
+            limit = kw.pop("timeout_s", timeout_s)
+            out.append(self.call(name, *args, timeout_s=limit, **kw))
+        return out
 
 
 # --- self-test probes: the isolation machinery, checkable on a machine with no GPU ----------

@@ -1,0 +1,197 @@
+"""The probe kernels compile for sm_90a, and the assembler witnesses the valid-N sets.
+
+CPU only: NVRTC from the cuda-bindings / nvidia-cuda-nvrtc wheels builds sm_90a cubins with
+no GPU. Skips (with the reason) only where those wheels are missing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from ptxconf.gpu import build
+from ptxconf.gpu.variants import (
+    WgmmaVariant,
+    instruction_types,
+    parse_wgmma,
+    wgmma_families,
+    wmma_probe_variants,
+)
+from ptxconf.oracle.records import RegisterFragment
+from ptxconf.oracle.spec import Spec
+
+NVRTC_PROBLEM = build.nvrtc_problem()
+needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
+
+FAMILIES = wgmma_families(n=8)
+WMMA = wmma_probe_variants()
+ROWS = instruction_types()
+# The widest N of every type row, SS form: the longest operand lists (128 accumulators).
+WIDE = [WgmmaVariant(n=256, k=r.k_elems, dtype=r.dtype, atype=r.atype, btype=r.btype)
+        for r in ROWS]
+
+
+def _per_variant(results: dict, compile_one, v) -> None:
+    """Pass if the shared module built; else compile v alone and report its own log."""
+    if results["ok"]:
+        return
+    alone = compile_one([v])
+    assert alone.ok, f"{v.kernel_name} does not compile for sm_90a:\n{alone.log}"
+
+
+@pytest.fixture(scope="module")
+def wgmma_n8() -> dict:
+    r = build.compile_wgmma_cubin(FAMILIES, cache=False)
+    return {"ok": r.ok, "log": r.log}
+
+
+@pytest.fixture(scope="module")
+def wgmma_wide() -> dict:
+    r = build.compile_wgmma_cubin(WIDE, cache=False)
+    return {"ok": r.ok, "log": r.log}
+
+
+@pytest.fixture(scope="module")
+def wmma_module() -> dict:
+    problem = build.include_problem()
+    if problem:
+        pytest.skip(problem)
+    r = build.compile_wmma_cubin(WMMA, cache=False)
+    return {"ok": r.ok, "log": r.log}
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("variant", FAMILIES, ids=lambda v: v.kernel_name)
+def test_wgmma_probe_compiles(wgmma_n8: dict, variant: WgmmaVariant) -> None:
+    _per_variant(wgmma_n8, lambda vs: build.compile_wgmma_cubin(vs, cache=False), variant)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("variant", WIDE, ids=lambda v: v.kernel_name)
+def test_wgmma_probe_compiles_at_n256(wgmma_wide: dict, variant: WgmmaVariant) -> None:
+    _per_variant(wgmma_wide, lambda vs: build.compile_wgmma_cubin(vs, cache=False), variant)
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("variant", WMMA, ids=lambda v: v.kernel_name)
+def test_wmma_probe_compiles(wmma_module: dict, variant) -> None:
+    _per_variant(wmma_module, lambda vs: build.compile_wmma_cubin(vs, cache=False), variant)
+
+
+# --- the assembler as a witness ------------------------------------------------------------
+
+
+@needs_nvrtc
+@pytest.mark.parametrize(("name", "needle"), [
+    ("wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16", "Unknown modifier '.m64n12k16'"),
+    ("wgmma.mma_async.sync.aligned.m64n40k32.s32.s8.s8", "Illegal matrix shape '.m64n40k32'"),
+    ("wgmma.mma_async.sync.aligned.m64n8k16.f16.bf16.bf16", "Unexpected instruction types"),
+    ("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3.satfinite", "'.satfinite'"),
+])
+def test_assembler_rejects(name: str, needle: str) -> None:
+    ok, log = build.compile_check(parse_wgmma(name))
+    assert not ok, f"{name}: the assembler accepted it"
+    assert needle in log, f"{name}: expected {needle!r} in the assembler's log, got:\n{log}"
+
+
+@needs_nvrtc
+def test_assembler_accepts_m64n8k16() -> None:
+    ok, log = build.compile_check(parse_wgmma("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"))
+    assert ok, log
+
+
+@pytest.fixture(scope="module")
+def sweep() -> build.WitnessSweep:
+    return build.witness_valid_n()
+
+
+def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
+    return spec.get(RegisterFragment, fragment_id).valid_n_values()
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("variant", wgmma_families(all_trans=False),
+                         ids=lambda v: f"{v.dtype}.{v.atype}.{v.btype}.{v.form}"
+                         + (".satfinite" if v.satfinite else ""))
+def test_assembler_valid_n_matches_spec(sweep: build.WitnessSweep, spec: Spec,
+                                        variant: WgmmaVariant,
+                                        record_property: pytest.RecordProperty) -> None:
+    accepted = sweep.accepted_n[variant.family]
+    record_property("sweep_seconds", round(sweep.seconds, 2))
+    row = next(r for r in ROWS if (r.dtype, r.atype, r.btype) == variant.family[:3])
+    expected = _spec_valid_n(spec, row.fragment_d)
+    if expected is None:
+        pytest.skip(f"spec row {row.fragment_d} lists no valid N; the assembler accepts "
+                    f"{list(accepted)}")
+    missing = sorted(set(expected) - set(accepted))
+    extra = sorted(set(accepted) - set(expected))
+    assert not missing and not extra, (
+        f"{variant.ptx_name.replace('n8k', 'nNk')} ({variant.form}): spec {row.fragment_d} "
+        f"lists N={list(expected)}; assembler rejects {missing}, also accepts {extra}. "
+        f"First rejection: {next(iter(sweep.rejections[variant.family].items()), None)}")
+
+
+# --- the variant records -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", FAMILIES, ids=lambda v: v.kernel_name)
+def test_ptx_name_round_trips(variant: WgmmaVariant) -> None:
+    again = parse_wgmma(variant.ptx_name, a_from_regs=variant.a_from_regs,
+                        trans_a=variant.trans_a, trans_b=variant.trans_b)
+    assert again == variant
+
+
+def test_ptx_name_example() -> None:
+    v = WgmmaVariant(n=8, k=16, dtype="f32", atype="f16", btype="f16")
+    assert v.ptx_name == "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
+    sat = parse_wgmma("wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.s8.satfinite")
+    assert (sat.n, sat.atype, sat.btype, sat.satfinite) == (24, "u8", "s8", True)
+    b1 = parse_wgmma("wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc")
+    assert b1.ptx_name.endswith(".s32.b1.b1.and.popc")
+
+
+@pytest.mark.parametrize("bad", [
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16",
+    "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1",
+    "wgmma.mma_async.sync.aligned.m64n8k16.f32.f99.f16",
+    "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+])
+def test_parse_rejects(bad: str) -> None:
+    with pytest.raises(ValueError):
+        parse_wgmma(bad)
+
+
+def test_trans_only_where_spelled() -> None:
+    with pytest.raises(ValueError, match="imm-trans"):
+        WgmmaVariant(n=8, k=8, dtype="f32", atype="tf32", btype="tf32", trans_b=1)
+    with pytest.raises(ValueError, match="imm-trans-a"):
+        WgmmaVariant(n=8, k=16, dtype="f32", atype="f16", btype="f16", a_from_regs=True,
+                     trans_a=1)
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.id)
+def test_register_counts_match_spec(spec: Spec, row) -> None:
+    """The kernels' register counts (from element widths) agree with the fragment tables."""
+    frag_d = spec.get(RegisterFragment, row.fragment_d)
+    frag_a = spec.get(RegisterFragment, row.fragment_a)
+    for n in frag_d.valid_n_values() or range(8, 257, 8):
+        v = WgmmaVariant(n=n, k=row.k_elems, dtype=row.dtype, atype=row.atype, btype=row.btype,
+                         a_from_regs=True)
+        assert (v.nreg_d, v.nreg_a) == (frag_d.registers_for(n), frag_a.registers_for(n)), (
+            f"{v.ptx_name}: kernel registers D={v.nreg_d}, A={v.nreg_a}; spec "
+            f"{frag_d.id}={frag_d.registers}, {frag_a.id}={frag_a.registers}")
+
+
+# --- kernel hygiene: layout facts travel as data -------------------------------------------
+
+KERNELS = sorted((Path(build.__file__).parent / "kernels").glob("*.cu"))
+# A hex literal, or a shift by a constant: the shapes a hard-coded descriptor field takes.
+_LITERAL = re.compile(r"0x[0-9a-fA-F]+|<<\s*\d+|>>\s*\d+|&\s*\d{2,}")
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.name)
+def test_kernels_hold_no_layout_literals(path: Path) -> None:
+    code = re.sub(r"//.*", "", path.read_text(encoding="utf-8"))
+    found = _LITERAL.findall(code)
+    assert not found, f"{path.name}: literals {found}; layout facts come from the host"

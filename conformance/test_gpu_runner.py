@@ -1,0 +1,49 @@
+"""The probe runner's isolation, checked on any machine with stand-in probes.
+
+A hang is killed at its timeout, a dying worker is reported and replaced, a clean failure
+keeps the worker, and the results gathered before a failure are kept.
+"""
+
+from __future__ import annotations
+
+import pytest
+from ptxconf.gpu.runner import ProbeRunner
+
+
+@pytest.fixture
+def runner():
+    with ProbeRunner(timeout_s=30, start_timeout_s=60) as r:
+        yield r
+
+
+def test_a_run_goes_on_past_hangs_and_deaths(runner: ProbeRunner) -> None:
+    results = runner.map([
+        ("runner.selftest_sleep", (0.01,), {}),
+        ("runner.selftest_sleep", (30.0,), {"timeout_s": 0.5}),
+        ("runner.selftest_exit", (7,), {}),
+        ("runner.selftest_raise", ("clean failure",), {}),
+        ("runner.selftest_sleep", (0.02,), {}),
+    ])
+    kinds = [r.error_kind for r in results]
+    assert kinds == [None, "timeout", "crash", "exception", None], results
+    assert results[0].value == 0.01 and results[4].value == 0.02
+    assert "exit code 7" in (results[2].error or "")
+    assert "clean failure" in (results[3].error or "")
+    # timeout and crash each cost a worker; the clean failure did not.
+    assert runner.restarts == 2
+    assert results[3].worker_pid == results[4].worker_pid
+
+
+def test_per_call_timeout_overrides_default(runner: ProbeRunner) -> None:
+    r = runner.call("runner.selftest_sleep", 0.3, timeout_s=5)
+    assert r.ok and r.value == 0.3
+
+
+def test_only_exported_functions_run(runner: ProbeRunner) -> None:
+    r = runner.call("runner._classify", 1)
+    assert not r.ok and r.error_kind == "exception" and "not exported" in (r.error or "")
+
+
+def test_device_description_never_raises(runner: ProbeRunner) -> None:
+    r = runner.call("device.describe")
+    assert r.ok and "python" in r.value
