@@ -116,9 +116,9 @@ def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
                          + (".satfinite" if v.satfinite else ""))
 def test_assembler_valid_n_matches_spec(sweep: build.WitnessSweep, spec: Spec,
                                         variant: WgmmaVariant,
-                                        record_property: pytest.RecordProperty) -> None:
+                                        request: pytest.FixtureRequest) -> None:
     accepted = sweep.accepted_n[variant.family]
-    record_property("sweep_seconds", round(sweep.seconds, 2))
+    request.node.user_properties.append(("sweep_seconds", round(sweep.seconds, 2)))
     row = next(r for r in ROWS if (r.dtype, r.atype, r.btype) == variant.family[:3])
     expected = _spec_valid_n(spec, row.fragment_d)
     if expected is None:

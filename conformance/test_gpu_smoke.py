@@ -65,7 +65,7 @@ def _run(gpu: ProbeRunner, spec: Spec, a: np.ndarray, b: np.ndarray):
 
 
 def test_wgmma_m64n8k16_f32_f16_f16_ss_k_major(gpu: ProbeRunner, spec: Spec,
-                                                record_property) -> None:
+                                                request: pytest.FixtureRequest) -> None:
     m, n, k = SMOKE.m, SMOKE.n, SMOKE.k
     # Index-coded run: D[i][j] = 8*i + j from k = 0 and 1 only.
     a1 = np.zeros((m, k))
@@ -73,7 +73,7 @@ def test_wgmma_m64n8k16_f32_f16_f16_ss_k_major(gpu: ProbeRunner, spec: Spec,
     b1 = np.zeros((n, k))
     b1[:, 0], b1[:, 1] = n, np.arange(n)
     dump = _run(gpu, spec, a1, b1)
-    record_property("smem_base_address", hex(dump.smem_base_address))
+    request.node.user_properties.append(("smem_base_address", hex(dump.smem_base_address)))
     coded = dump.regs.view(np.float32)
     assert np.all(coded == np.round(coded)) and coded.min() >= 0 and coded.max() < m * n, (
         f"index-coded run: values outside 0..{m * n - 1}: {np.unique(coded)[:16]}")

@@ -157,8 +157,9 @@ def _include_candidates() -> list[Path]:
     except ImportError:
         pass
     cuda_roots = sorted(glob.glob("/usr/local/cuda*"), reverse=True)
-    for root in ["/usr/local/cuda"] + cuda_roots:
-        out += [Path(root) / "include", Path(root) / "targets" / "x86_64-linux" / "include"]
+    for cuda_root in ["/usr/local/cuda"] + cuda_roots:
+        out += [Path(cuda_root) / "include",
+                Path(cuda_root) / "targets" / "x86_64-linux" / "include"]
     return _unique(out)
 
 

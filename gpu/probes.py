@@ -84,11 +84,13 @@ class WgmmaDump:
 
 
 def wgmma_smem_image(a_smem: bytes | None, b_smem: bytes, smem_a_offset_bytes: int = 0,
-                     smem_b_offset_bytes: int = 0) -> tuple[bytes, int | None, int]:
+                     smem_b_offset_bytes: int = 0,
+                     smem_bytes: int = 0) -> tuple[bytes, int | None, int]:
     """The shared-memory image and each operand's start in it.
 
     A's region starts at 0 and B's at the next REGION_ALIGN_BYTES boundary after A; each
     operand sits at its offset into its region (for start-address and base-offset sweeps).
+    The image is zero-padded to at least `smem_bytes`.
     """
     if smem_a_offset_bytes < 0 or smem_b_offset_bytes < 0:
         raise ValueError("operand offsets must be >= 0")
@@ -98,7 +100,7 @@ def wgmma_smem_image(a_smem: bytes | None, b_smem: bytes, smem_a_offset_bytes: i
         a_start = smem_a_offset_bytes
         b_region = _round_up(a_start + len(a_smem), REGION_ALIGN_BYTES)
     b_start = b_region + smem_b_offset_bytes
-    size = _round_up(b_start + len(b_smem), _U128)
+    size = _round_up(max(b_start + len(b_smem), smem_bytes), _U128)
     image = bytearray(size)
     if a_smem is not None and a_start is not None:
         image[a_start:a_start + len(a_smem)] = a_smem
@@ -114,8 +116,8 @@ def prepare_wgmma(variants: Iterable[WgmmaVariant]) -> int:
 def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
                    a_desc_rel: int | None, b_desc_rel: int, a_regs: np.ndarray | None = None,
                    c_init: np.ndarray | None = None, *, smem_a_offset_bytes: int = 0,
-                   smem_b_offset_bytes: int = 0, desc_start_shift: int,
-                   desc_start_lsb: int) -> WgmmaDump:
+                   smem_b_offset_bytes: int = 0, smem_bytes: int = 0,
+                   desc_start_shift: int, desc_start_lsb: int) -> WgmmaDump:
     """Run one wgmma.mma_async on a warpgroup and return its raw accumulator registers.
 
     a_smem/b_smem: operand bytes exactly as shared memory should hold them from each operand's
@@ -123,6 +125,9 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     that start (0 normally); the kernel adds ((address >> desc_start_shift) << desc_start_lsb)
     with the real shared-memory address. a_regs: uint32 [128, nreg_a] for the RS form.
     c_init: uint32 [128, nreg_d] accumulator words; when given, D = A*B + C, else D = A*B.
+    smem_bytes: the least dynamic shared memory to allocate (zero-filled past the operands).
+    Give it when a layout reaches past the last byte placed: a read beyond the allocation
+    faults (seen on an H100: cudaErrorIllegalAddress).
     """
     import cupy
 
@@ -133,7 +138,7 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     if (a_desc_rel is None) != (a_smem is None):
         raise ValueError("a_desc_rel goes with a_smem")
     image, a_start, b_start = wgmma_smem_image(a_smem, b_smem, smem_a_offset_bytes,
-                                               smem_b_offset_bytes)
+                                               smem_b_offset_bytes, smem_bytes)
     nd, na = variant.nreg_d, variant.nreg_a
     # The SS kernel reads no A words; it still gets a valid pointer.
     a_words = _words(a_regs if na else None, WARPGROUP_THREADS, max(na, 1), "a_regs")
@@ -162,13 +167,14 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
 def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
               a_desc_rel: int | None, b_desc_rel: int, a_regs: np.ndarray | None = None,
               c_init: np.ndarray | None = None, *, smem_a_offset_bytes: int = 0,
-              smem_b_offset_bytes: int = 0, desc_start_shift: int,
+              smem_b_offset_bytes: int = 0, smem_bytes: int = 0, desc_start_shift: int,
               desc_start_lsb: int) -> np.ndarray:
     """`run_wgmma_dump(...).regs`: uint32 [128, nreg_d] accumulator words per thread."""
     return run_wgmma_dump(
         variant, a_smem, b_smem, a_desc_rel, b_desc_rel, a_regs, c_init,
         smem_a_offset_bytes=smem_a_offset_bytes, smem_b_offset_bytes=smem_b_offset_bytes,
-        desc_start_shift=desc_start_shift, desc_start_lsb=desc_start_lsb).regs
+        smem_bytes=smem_bytes, desc_start_shift=desc_start_shift,
+        desc_start_lsb=desc_start_lsb).regs
 
 
 # --- wmma ----------------------------------------------------------------------------------

@@ -147,6 +147,9 @@ def _campaign(out: str | None, wide: bool) -> dict[str, Any]:
                              "error": res.error}
         report["compile"] = compile_s
 
+        first = r.call("run_wgmma_dump", **all_ones_case(families[0]))
+        if first.ok:
+            report["smem_base_address"] = hex(first.value.smem_base_address)
         rows = []
         for vs in batches.values():
             for v in vs:
@@ -159,11 +162,11 @@ def _campaign(out: str | None, wide: bool) -> dict[str, Any]:
         report["wgmma_all_ones"] = rows
 
         wrows = []
-        for v in wm:
-            rec = _wmma_raw(r, v)
+        for w in wm:
+            rec = _wmma_raw(r, w)
             wrows.append({k: val for k, val in rec.items() if k != "dump"})
             if rec.get("dump") is not None:
-                dumps[f"{v.kernel_name}"] = rec["dump"]
+                dumps[w.kernel_name] = rec["dump"]
         report["wmma_raw"] = wrows
 
         # What a misaligned wmma pointer does (the alignment rule), and that the run survives.
@@ -183,7 +186,7 @@ def _campaign(out: str | None, wide: bool) -> dict[str, Any]:
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "selftest.json"), "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=1, default=str)
-        np.savez_compressed(os.path.join(out, "selftest_dumps.npz"), **dumps)
+        np.savez_compressed(os.path.join(out, "selftest_dumps.npz"), **dumps)  # type: ignore[arg-type]
     return report
 
 

@@ -281,7 +281,7 @@ def wmma_probe_variants() -> list[WmmaVariant]:
             types += list(_WMMA_EXTRA_TYPES_BY_K16)
         for t in types:
             for matrix in ("a", "b"):
-                layouts = ("row", "col")
+                layouts: tuple[str, ...] = ("row", "col")
                 if t in _WMMA_SUBBYTE:
                     layouts = ("row",) if matrix == "a" else ("col",)
                 for layout in layouts:
