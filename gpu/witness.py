@@ -1,0 +1,209 @@
+"""The assembler as a witness (CPU, no GPU): which wgmma forms does ptxas accept for sm_90a?
+
+Two questions, answered by one NVRTC sweep that every case shares (computed once, cached):
+
+* `witness.valid_n[<instruction-type row>]`: the N values the assembler accepts for the row's
+  type combination, SS and RS, with and without `.satfinite` where the row has it, against the
+  `valid_n` of the row's accumulator fragment (spec/wgmma/register_fragments.yaml). Where the
+  fragment row lists none (the PTX ISA's table is silent), the case is a DISCREPANCY that says
+  what the assembler accepts.
+* `witness.type_table_exhaustive[<K>]`: every .dtype.atype.btype combination of the table's
+  types at that K that is not a row is rejected (SS and RS), every row is accepted, and
+  `.satfinite` is accepted exactly where the row says it exists.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ptxconf.oracle.checks import Case, discrepancy, fail, make_case
+from ptxconf.oracle.records import InstructionType, RegisterFragment
+from ptxconf.oracle.spec import Spec
+
+from . import build
+from .variants import WgmmaVariant
+
+CHECK_VALID_N = "witness.valid_n"
+CHECK_TYPES = "witness.type_table_exhaustive"
+#: The N the type-table question is asked at (the smallest N every row accepts).
+PROBE_N = 8
+#: N values the valid-N sweep asks about.
+SWEEP_N = range(1, 257)
+FORMS = (False, True)  # a_from_regs: SS, RS
+
+
+def witness_available() -> tuple[bool, str]:
+    """(True, NVRTC version) when NVRTC can compile sm_90a here; else why not."""
+    problem = build.nvrtc_problem()
+    if problem:
+        return False, problem
+    major, minor = build.nvrtc_version()
+    return True, f"NVRTC {major}.{minor}"
+
+
+def _rows_key(spec: Spec) -> tuple[tuple[int, str, str, str, bool], ...]:
+    return tuple((r.k_elems, r.dtype, r.atype, r.btype, r.satfinite)
+                 for r in spec.of(InstructionType))
+
+
+@dataclass(frozen=True)
+class Sweep:
+    """What the assembler said: accepted N per family, and accepted type candidates."""
+
+    accepted_n: dict[tuple[str, str, str, str, bool], tuple[int, ...]]
+    first_rejection: dict[tuple[str, str, str, str, bool], tuple[int, str] | None]
+    type_candidates: tuple[tuple[WgmmaVariant, bool, str], ...]
+    seconds: float
+    nvrtc: tuple[int, int]
+
+
+def _type_universe(rows: tuple[tuple[int, str, str, str, bool], ...]) -> list[WgmmaVariant]:
+    """Every (K, dtype, atype, btype, form) over the table's own types, plus .satfinite on
+    every row's combination."""
+    ks = sorted({r[0] for r in rows})
+    dtypes = sorted({r[1] for r in rows})
+    operands = sorted({r[2] for r in rows} | {r[3] for r in rows})
+    out = []
+    for k, d, a, b, rs in itertools.product(ks, dtypes, operands, operands, FORMS):
+        out.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b, a_from_regs=rs))
+    for k, d, a, b, _ in rows:
+        for rs in FORMS:
+            out.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b, a_from_regs=rs,
+                                    satfinite=True))
+    return out
+
+
+@functools.cache
+def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...]) -> Sweep:
+    """One NVRTC sweep for every case (cached per type table)."""
+    start = time.perf_counter()
+    families = []
+    for k, d, a, b, sat in rows:
+        for rs, s in itertools.product(FORMS, (False, True) if sat else (False,)):
+            families.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b,
+                                         a_from_regs=rs, satfinite=s))
+    valid = build.witness_valid_n(families, SWEEP_N)
+    universe = _type_universe(rows)
+    verdicts = build.compile_check_many(universe)
+    first = {fam: next(iter(sorted(rej.items())), None) for fam, rej in valid.rejections.items()}
+    return Sweep(valid.accepted_n, first,
+                 tuple((v, ok, log) for v, (ok, log) in zip(universe, verdicts, strict=True)),
+                 time.perf_counter() - start, valid.nvrtc)
+
+
+def sweep(spec: Spec) -> Sweep:
+    """The shared sweep for a spec's type table."""
+    return _sweep(_rows_key(spec))
+
+
+def ranges(ns: tuple[int, ...] | list[int]) -> str:
+    """A sorted N set as runs: '8..32 step 8, 48..256 step 16'."""
+    ns = sorted(ns)
+    if not ns:
+        return "none"
+    parts, i = [], 0
+    while i < len(ns):
+        j = i
+        if i + 1 < len(ns):
+            step = ns[i + 1] - ns[i]
+            while j + 1 < len(ns) and ns[j + 1] - ns[j] == step:
+                j += 1
+        if j - i >= 2:
+            parts.append(f"{ns[i]}..{ns[j]} step {ns[i + 1] - ns[i]}")
+            i = j + 1
+        else:
+            parts.append(str(ns[i]))
+            i += 1
+    return ", ".join(parts)
+
+
+def _form_name(rs: bool, sat: bool) -> str:
+    return ("RS" if rs else "SS") + (" .satfinite" if sat else "")
+
+
+def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check body
+    def body() -> str:
+        sw = sweep(spec)
+        frag = spec.get(RegisterFragment, row.fragment_d)
+        expected = frag.valid_n_values()
+        accepted: dict[str, tuple[int, ...]] = {}
+        for rs, sat in itertools.product(FORMS, (False, True) if row.satfinite else (False,)):
+            fam = (row.dtype, row.atype, row.btype, "rs" if rs else "ss", sat)
+            accepted[_form_name(rs, sat)] = sw.accepted_n[fam]
+        details = {"accepted_n": {k: ranges(v) for k, v in accepted.items()},
+                   "nvrtc": ".".join(map(str, sw.nvrtc)), "fragment": frag.key,
+                   "sweep_seconds": round(sw.seconds, 2)}
+        distinct = set(accepted.values())
+        if len(distinct) != 1:
+            raise fail(f"{row.key}: the forms disagree: " + "; ".join(
+                f"{k}: {ranges(v)}" for k, v in accepted.items()), **details)
+        got = next(iter(distinct))
+        if expected is None:
+            raise discrepancy(
+                f"{frag.key} lists no valid N (the PTX ISA's table is silent for "
+                f".{row.dtype} accumulators at k{row.k_elems}); the assembler (NVRTC "
+                f"{details['nvrtc']}, sm_90a) accepts N = {ranges(got)} for "
+                f"{', '.join(accepted)}", **details)
+        missing = sorted(set(expected) - set(got))
+        extra = sorted(set(got) - set(expected))
+        if missing or extra:
+            fam = (row.dtype, row.atype, row.btype, "ss", False)
+            raise discrepancy(
+                f"{frag.key} lists N = {ranges(expected)}; the assembler rejects "
+                f"{ranges(missing)} and also accepts {ranges(extra)} "
+                f"(first rejection: {sw.first_rejection.get(fam)})", **details)
+        return (f"the assembler accepts exactly N = {ranges(got)} ({', '.join(accepted)}), "
+                f"as {frag.key} lists")
+
+    return body
+
+
+def _types_body(spec: Spec, k: int):  # noqa: ANN202 - a check body
+    def body() -> str:
+        sw = sweep(spec)
+        table = {(r.dtype, r.atype, r.btype): r.satfinite
+                 for r in spec.of(InstructionType) if r.k_elems == k}
+        wrong_accept, wrong_reject = [], []
+        checked = 0
+        for v, ok, log in sw.type_candidates:
+            if v.k != k:
+                continue
+            checked += 1
+            combo = (v.dtype, v.atype, v.btype)
+            want = combo in table and (not v.satfinite or table[combo])
+            name = f"{v.ptx_name} ({v.form.upper()})"
+            if ok and not want:
+                wrong_accept.append(name)
+            elif want and not ok:
+                wrong_reject.append(f"{name}: {log.splitlines()[0] if log else ''}")
+        details = {"candidates": checked, "table_rows": len(table),
+                   "rows": sorted(".".join(c) for c in table),
+                   "nvrtc": ".".join(map(str, sw.nvrtc))}
+        if wrong_reject:
+            raise fail(f"k{k}: the assembler rejects {len(wrong_reject)} form(s) the type table "
+                       f"lists, first: {wrong_reject[0]}", rejected=wrong_reject, **details)
+        if wrong_accept:
+            raise discrepancy(f"k{k}: the assembler accepts {len(wrong_accept)} form(s) the "
+                              f"type table does not list, first: {wrong_accept[0]}",
+                              accepted=wrong_accept, **details)
+        return (f"k{k}: of {checked} type combinations (SS, RS, .satfinite) the assembler accepts "
+                f"exactly the table's {len(table)} rows")
+
+    return body
+
+
+def witness_cases(spec: Spec) -> Iterator[Case]:
+    """One valid-N case per instruction-type row, one type-table case per K."""
+    rows = spec.of(InstructionType)
+    for row in rows:
+        yield make_case(CHECK_VALID_N, row.key, _valid_n_body(spec, row))
+    for k in sorted({r.k_elems for r in rows}):
+        file_stem = rows[0].key.split(":")[0]
+        yield make_case(CHECK_TYPES, f"{file_stem}:k{k}", _types_body(spec, k))
+
+
+__all__ = ["Sweep", "ranges", "sweep", "witness_available", "witness_cases"]
