@@ -1,13 +1,229 @@
-"""CuTe MMA-atom checks (seed 004): layouts parse, points agree, bijections, cross-document ties."""
+"""CuTe MMA-atom checks (spec/cute/mma_atoms.yaml, seed 004) and their ties to seed 001.
+
+Per row: the layout parses; the atom name's MxNxK agrees with the codomain; every spelled-out
+point satisfies layout(thread, value) == index == row + col * rows; a C/A/B layout is a
+bijection from its domain onto the codomain (a broadcast layout, thread stride 0, must cover it
+with its value mode alone); a ThrID is injective into the threads it names. Across rows and
+documents: the ThrID's size is every layout's thread count; the SM90 64xN CLayout is the 64x8
+atom repeated along N; its value count is the accumulator's elements per thread of the
+register-fragment table; the SS ALayout broadcasts an M64 x K16 tile; a layout's domain comment
+agrees with its shape.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
-from ptxconf.oracle.checks import Case
+from ptxconf.oracle import fragments
+from ptxconf.oracle.algebra.int_tuple import flatten, product
+from ptxconf.oracle.algebra.layout import Layout, image, to_function_table
+from ptxconf.oracle.algebra.notation import NotationError, parse
+from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
+from ptxconf.oracle.checks.fragments_checks import WGMMA_M
+from ptxconf.oracle.records import CuteLayout, RegisterFragment
 from ptxconf.oracle.spec import Spec
+
+from ptxconf.results import Status
+
+#: An atom name's architecture and shape: SM90_64x128x16_F16F16F16F16_TN -> SM90, 64, 128, 16.
+_ATOM_NAME = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)_")
+#: A domain comment: (T128,V64x8) -> (M64,K16).
+_COMMENT = re.compile(r"\(T(?P<t>\d+),V(?P<v>\d+(?:x\d+)*)\)\s*->\s*"
+                      r"\((?P<r>[MNK])(?P<rows>\d+),(?P<c>[MNK])(?P<cols>\d+)\)")
+#: The codomain each role's index encodes: (rows, cols) as letters of the atom's M, N, K.
+ROLE_CODOMAIN = {"CLayout": ("m", "n"), "ALayout": ("m", "k"), "BLayout": ("n", "k")}
+#: The K of the accumulator rows the SM90 CLayouts are compared with (the atoms are x16).
+SM90_K = 16
 
 
 def cases(spec: Spec) -> Iterator[Case]:
-    """No cases yet: the module exists so that `all_cases` runs."""
-    return iter(())
+    """One case per CuteLayout row, then the cross-row and cross-document cases."""
+    rows = spec.of(CuteLayout)
+    for row in rows:
+        yield make_case("cute.layout", row.key, lambda row=row: _row(row))
+    for row in rows:
+        if row.role == "ThrID":
+            yield make_case("cute.thread_count", row.key, lambda row=row: _thread_count(row, rows))
+        if row.domain_comment is not None:
+            yield make_case("cute.domain_comment", row.key, lambda row=row: _comment(row))
+    for row in rows:
+        if row.role == "CLayout" and _arch(row) == "SM90":
+            yield make_case("cute.clayout_repeat", row.key,
+                            lambda row=row: _clayout_repeat(spec, row))
+            for frag in _accumulators(spec):
+                yield make_case("cute.clayout_vs_fragment", f"{row.key}~{frag.key}",
+                                lambda row=row, frag=frag: _clayout_vs_fragment(row, frag))
+        if row.role == "ALayout" and _arch(row) == "SM90":
+            yield make_case("cute.ss_alayout", row.key, lambda row=row: _ss_alayout(spec, row))
+
+
+def _accumulators(spec: Spec) -> tuple[RegisterFragment, ...]:
+    """The register-fragment D rows at the SM90 atoms' K."""
+    return tuple(f for f in spec.of(RegisterFragment) if f.operand == "D" and f.k_elems == SM90_K)
+
+
+def _arch(row: CuteLayout) -> str:
+    m = _ATOM_NAME.match(row.atom)
+    return m["arch"] if m else ""
+
+
+def _layout(row: CuteLayout) -> Layout:
+    """The row's layout, parsed; FAIL if it does not parse or is not a plain layout."""
+    try:
+        layout = parse(row.layout)
+    except NotationError as exc:
+        raise fail(f"{row.key}: layout {row.layout!r} does not parse: {exc}") from None
+    if not isinstance(layout, Layout):
+        raise fail(f"{row.key}: {row.layout!r} is not a plain layout")
+    return layout
+
+
+def _row(row: CuteLayout) -> str:
+    """Parse, name, points and bijectivity of one row."""
+    layout = _layout(row)
+    rows, cols = row.codomain_mn
+    for t, v, i, j, idx in row.points:
+        got = layout(t) if row.role == "ThrID" and v == 0 else layout(t, v)
+        expect_equal(f"layout({t}, {v})", idx, got, source=f"{row.key} points",
+                     witness=f"{row.layout}")
+        expect_equal(f"index of (row {i}, col {j})", idx, i + j * rows, source=f"{row.key} points",
+                     witness=f"row + col * {rows}")
+    if row.role == "ThrID":
+        return _thrid(row, layout)
+    if layout.rank() != 2:
+        raise fail(f"{row.key}: a {row.role} is a (thread, value) layout; {row.layout} has rank "
+                   f"{layout.rank()}")
+    thr, val = layout[0], layout[1]
+    if row.domain is not None:
+        expect_equal("domain (threads, values)", tuple(row.domain), (thr.size(), val.size()),
+                     source=row.key, witness=f"the shape of {row.layout}")
+    _name_codomain(row)
+    target = set(range(rows * cols))
+    if all(d == 0 for d in flatten(thr.stride)):
+        if val.size() != rows * cols or image(val) != target:
+            raise fail(f"{row.key}: broadcast layout's value mode {val} is not a bijection onto "
+                       f"{rows}x{cols}", missing=sorted(target - image(val))[:8])
+        return (f"{len(row.points)} points; broadcast: {thr.size()} threads each see all "
+                f"{rows}x{cols} through {val}")
+    table = _table(layout)
+    if len(table) != rows * cols or set(table) != target:
+        dup = len(table) - len(set(table))
+        raise fail(f"{row.key}: not a bijection from {thr.size()}x{val.size()} onto {rows}x{cols} "
+                   f"({dup} repeated indices, {len(target - set(table))} missed)")
+    return f"{len(row.points)} points; bijection ({thr.size()} threads x {val.size()} values) -> " \
+           f"{rows}x{cols}"
+
+
+def _table(layout: Layout) -> list[int]:
+    """to_function_table, computed mode by mode: offset(i) is the sum of each mode's offset."""
+    table = [0]
+    for mode in layout.modes():
+        offs = to_function_table(mode)
+        table = [base + o for o in offs for base in table]
+    return table
+
+
+def _name_codomain(row: CuteLayout) -> None:
+    """The atom name's MxNxK must give the codomain of the row's role (STYLE: ids are facts)."""
+    m = _ATOM_NAME.match(row.atom)
+    if m is None or row.role not in ROLE_CODOMAIN:
+        raise fail(f"{row.key}: atom name {row.atom!r} does not read as SM<arch>_<M>x<N>x<K>_...")
+    dims = {"m": int(m["m"]), "n": int(m["n"]), "k": int(m["k"])}
+    want = tuple(dims[d] for d in ROLE_CODOMAIN[row.role])
+    expect_equal(f"{row.role} codomain (rows, cols)", tuple(row.codomain_mn), want,
+                 source=row.key, witness=f"the atom name {row.atom}")
+
+
+def _thrid(row: CuteLayout, layout: Layout) -> str:
+    """A ThrID maps logical threads injectively into the threads of its codomain."""
+    table = to_function_table(layout)
+    bound = product(tuple(row.codomain_mn))
+    if len(set(table)) != len(table):
+        raise fail(f"{row.key}: ThrID {row.layout} maps two logical threads to one thread")
+    if any(not 0 <= x < bound for x in table):
+        raise fail(f"{row.key}: ThrID {row.layout} reaches {max(table)}, outside {bound} threads")
+    return f"{len(row.points)} points; {len(table)} logical threads -> {sorted(table)[:8]}..."
+
+
+def _thread_count(thr_row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
+    """Every layout of the ThrID's architecture has as many threads as the ThrID."""
+    n = _layout(thr_row).size()
+    same = [r for r in rows if r.role != "ThrID" and _arch(r) == _arch(thr_row)]
+    if not same:
+        raise fail(f"{thr_row.key}: no layout of {_arch(thr_row)} to compare with")
+    for r in same:
+        expect_equal(f"threads of {r.id}", n, _layout(r)[0].size(), source=thr_row.key,
+                     witness=r.key)
+    return f"{n} threads in {len(same)} {_arch(thr_row)} layouts"
+
+
+def _comment(row: CuteLayout) -> str:
+    """A `(T128,V64x8) -> (M64,K16)` comment must say what the layout's shape says."""
+    m = _COMMENT.fullmatch((row.domain_comment or "").strip())
+    if m is None:
+        raise fail(f"{row.key}: domain comment {row.domain_comment!r} does not read as "
+                   "(T<n>,V<a>x<b>) -> (<X><rows>,<Y><cols>)")
+    layout = _layout(row)
+    thr, val = layout[0], layout[1]
+    said_v = tuple(int(x) for x in m["v"].split("x"))
+    val_modes = tuple(product(s) for s in val.shape) if isinstance(val.shape, tuple) else (
+        val.shape,)
+    said = {"threads": int(m["t"]), "value shape": said_v,
+            "codomain": (int(m["rows"]), int(m["cols"]))}
+    shape = {"threads": thr.size(), "value shape": val_modes, "codomain": tuple(row.codomain_mn)}
+    wrong = [k for k in said if said[k] != shape[k]]
+    if wrong:
+        raise discrepancy(
+            f"{row.key}: the comment {row.domain_comment!r} says "
+            + "; ".join(f"{k} {said[k]}" for k in wrong)
+            + f", the layout {row.layout} has "
+            + "; ".join(f"{k} {shape[k]}" for k in wrong)
+            + f" ({product(said_v)} vs {val.size()} values per thread)",
+            comment=row.domain_comment, layout=row.layout, fields=wrong)
+    return f"comment {row.domain_comment!r} agrees with {row.layout}"
+
+
+def _clayout_repeat(spec: Spec, row: CuteLayout) -> str:
+    """An SM90 64xN CLayout equals the 64x8 atom repeated N/8 times along N (logical product)."""
+    n = row.codomain_mn[1]
+    derived = fragments.d_layout(spec, n)
+    got = _layout(row)
+    if _table(got) != _table(derived):
+        raise fail(f"{row.key}: {row.layout} differs from the 64x8 atom repeated {n // 8} times: "
+                   f"{derived}", documented=row.layout, derived=str(derived))
+    same_text = str(derived) == row.layout.replace(" ", "")
+    reps = derived[1].shape[-1]  # type: ignore[index]
+    return (f"{row.layout} == {fragments.D_ATOM_ROW} x logical_product({reps}:1) = {derived}"
+            + ("" if same_text else " (as functions)"))
+
+
+def _clayout_vs_fragment(row: CuteLayout, frag: RegisterFragment) -> str:
+    """Seed 004's values per thread == seed 001's accumulator elements per thread, at the same N."""
+    layout = _layout(row)
+    rows, n = row.codomain_mn
+    expect_equal(f"threads x values of {row.id}", rows * n, layout.size(), source=row.key,
+                 witness=f"its {rows}x{n} codomain")
+    expect_equal(f"values per thread (N={n})", frag.elements_for(n), layout[1].size(),
+                 source=frag.key, witness=row.key, status=Status.DISCREPANCY)
+    return f"N={n}: {layout[1].size()} values per thread == {frag.elements} of {frag.id}"
+
+
+def _ss_alayout(spec: Spec, row: CuteLayout) -> str:
+    """SS ALayout: thread stride 0, and a value mode that is exactly the M64 x K16 tile."""
+    layout = _layout(row)
+    thr, val = layout[0], layout[1]
+    if any(d != 0 for d in flatten(thr.stride)):
+        raise fail(f"{row.key}: SS ALayout thread stride {thr.stride}, expected 0 (every thread "
+                   "sees the whole tile)")
+    k16 = sorted({f.k_elems for f in spec.of(RegisterFragment)
+                  if f.operand == "A" and f.k_elems == SM90_K})
+    if not k16:
+        raise fail(f"no k{SM90_K} A row in the register-fragment table")
+    val_shape = tuple(val.shape) if isinstance(val.shape, tuple) else (val.shape,)
+    expect_equal("value shape (M, K)", val_shape, (WGMMA_M, k16[0]), source=row.key,
+                 witness=f"wgmma m{WGMMA_M} and the k{k16[0]} register-fragment rows",
+                 status=Status.DISCREPANCY)
+    expect_equal("value strides", tuple(flatten(val.stride)), (1, WGMMA_M), source=row.key,
+                 witness="the column-major index m + k * M")
+    return f"thread stride 0; values {val} cover M{WGMMA_M} x K{k16[0]}"

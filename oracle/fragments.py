@@ -1,0 +1,496 @@
+"""wgmma register fragments: (thread, register, subelement) -> (row, col), for every family.
+
+PTX ISA 9.7.15.5.1.1 gives the register and element counts as tables (spec/wgmma/
+register_fragments.yaml) but the placement only as figures (148-155, images). So:
+
+* D (accumulator) is *derived*: CuTe's SM90 64x8 CLayout (spec/cute/mma_atoms.yaml), a map
+  (thread, value) -> m + 64 n, repeated N/8 times along N by a logical product; value v lands in
+  register v // elems_per_register, subelement v % elems_per_register (elements low to high).
+* A (register operand, the RS form) is a *hypothesis*, `a_regs_like_d16`: the 64 x K tile read
+  as 64 x (K * bits / 16) halfword columns is laid out like an f16 accumulator of that width,
+  two halfwords per 32-bit register, each halfword then split back into its elements (a tf32
+  element spans the two halfwords of its register). Nothing in the documents states it; the
+  PTX ISA's mma.sync m16n8k{8,16,32,256} A fragments, stacked over the four warps, are an
+  independent witness (`mma_sync_a_witness`), as are CUTLASS's RS ALayout_64x{8,16,32} (outside
+  the seeds); a GPU probe decides.
+
+Every map is checked to be a bijection onto the M x (K or N) tile before it is returned.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from ptxconf.oracle.algebra.int_tuple import flatten
+from ptxconf.oracle.algebra.layout import Layout, logical_product
+from ptxconf.oracle.algebra.notation import parse
+from ptxconf.oracle.hypotheses import Hypothesis
+from ptxconf.oracle.records import CuteLayout, InstructionType, RegisterFragment
+from ptxconf.oracle.spec import Spec, default_spec
+
+#: Bits of one register, and of the halfword unit the A hypothesis works in.
+REGISTER_BITS = 32
+HALF_BITS = 16
+#: The CuTe row the accumulator map is derived from (checks.cute_atoms compares the product
+#: with every other SM90 CLayout row).
+D_ATOM_ROW = "SM90_64x8.CLayout"
+#: The single-bit form's operation suffix (the only one wgmma has).
+B1_OP = "and.popc"
+
+FragmentStatus = Literal["derived", "hypothesis (unknown until probed)"]
+STATUS_DERIVED: FragmentStatus = "derived"
+STATUS_HYPOTHESIS: FragmentStatus = "hypothesis (unknown until probed)"
+Operand = Literal["A", "D"]
+#: (thread, register, subelement, row, col)
+Entry = tuple[int, int, int, int, int]
+
+A_REGISTER_LAYOUT = Hypothesis(
+    name="a_regs_like_d16",
+    question="Where does each element of a wgmma register A fragment (RS form) sit in the "
+             "64 x K tile? Figures 148/150/152/154 are images; no text or CuTe row states it.",
+    readings={
+        "a_regs_like_d16": "the 64 x K tile, read as 64 x (K*bits/16) halfword columns, follows "
+                           "the f16-accumulator map of that width (2 halfwords per register), "
+                           "each halfword holding 16/bits consecutive K elements (a tf32 element "
+                           "spans both halfwords of its register)",
+    },
+    documented="a_regs_like_d16",
+)
+
+
+class FragmentMapError(RuntimeError):
+    """A computed fragment map is not a bijection onto its tile: the oracle or spec is wrong."""
+
+
+@dataclass(frozen=True)
+class WgmmaInstr:
+    """A parsed `wgmma.mma_async.sync.aligned...` name (syntax only, not yet checked)."""
+
+    name: str
+    m: int
+    n: int
+    k: int
+    dtype: str
+    atype: str
+    btype: str
+    satfinite: bool
+    bitop: str | None
+
+    @property
+    def type_id(self) -> str:
+        """The instruction-type row id this name asks for: k<K>.<dtype>.<atype>.<btype>."""
+        return f"k{self.k}.{self.dtype}.{self.atype}.{self.btype}"
+
+
+_NAME = re.compile(
+    r"wgmma\.mma_async\.sync\.aligned"
+    r"\.m(?P<m>[1-9][0-9]*)n(?P<n>[1-9][0-9]*)k(?P<k>[1-9][0-9]*)"
+    r"(?P<sat_early>\.satfinite)?"
+    r"\.(?P<dtype>[a-z][a-z0-9]*)\.(?P<atype>[a-z][a-z0-9]*)\.(?P<btype>[a-z][a-z0-9]*)"
+    r"(?P<sat_late>\.satfinite)?(?P<bitop>\.and\.popc)?"
+)
+_FORM = ("wgmma.mma_async.sync.aligned.m64n<N>k<K>[.satfinite].<dtype>.<atype>.<btype>"
+         "[.satfinite] (b1: ...s32.b1.b1.and.popc)")
+
+
+def parse_instr(name: str) -> WgmmaInstr:
+    """Split an instruction name into its fields; ValueError (one line) if it is malformed.
+
+    `.satfinite` is accepted after the shape (the PTX ISA's syntax block) or after the types
+    (the PTX ISA's own example and CUTLASS), since the document uses both.
+    """
+    text = name.strip()
+    m = _NAME.fullmatch(text)
+    if m is None:
+        raise ValueError(f"malformed wgmma instruction {name!r}: expected {_FORM}")
+    if m["sat_early"] and m["sat_late"]:
+        raise ValueError(f"{name}: .satfinite given twice")
+    return WgmmaInstr(name=text, m=int(m["m"]), n=int(m["n"]), k=int(m["k"]), dtype=m["dtype"],
+                      atype=m["atype"], btype=m["btype"],
+                      satfinite=bool(m["sat_early"] or m["sat_late"]),
+                      bitop=B1_OP if m["bitop"] else None)
+
+
+def instruction_name(itype: InstructionType, n: int, spec: Spec | None = None,
+                     satfinite: bool = False) -> str:
+    """The PTX name of an instruction-type row at N (`.satfinite` after the types, as CUTLASS)."""
+    m = wgmma_m(spec or default_spec())
+    name = (f"wgmma.mma_async.sync.aligned.m{m}n{n}k{itype.k_elems}"
+            f".{itype.dtype}.{itype.atype}.{itype.btype}")
+    if satfinite:
+        name += ".satfinite"
+    if itype.atype == "b1":
+        name += f".{B1_OP}"
+    return name
+
+
+@dataclass(frozen=True)
+class ResolvedInstr:
+    """An instruction name checked against the spec: its type row, fragment rows and valid N."""
+
+    instr: WgmmaInstr
+    itype: InstructionType
+    frag_a: RegisterFragment
+    frag_d: RegisterFragment
+    valid_n: tuple[int, ...]
+    valid_n_from: str
+
+
+def resolve(name: str, spec: Spec | None = None) -> ResolvedInstr:
+    """Parse `name` and look up its spec rows; ValueError (one line) for any unknown part."""
+    spec = spec or default_spec()
+    ins = parse_instr(name)
+    m_rows = wgmma_m(spec)
+    if ins.m != m_rows:
+        raise ValueError(f"{ins.name}: wgmma has M={m_rows}, got m{ins.m}")
+    itype = _instruction_type(spec, ins)
+    if ins.atype == "b1" and ins.bitop is None:
+        raise ValueError(f"{ins.name}: the b1 form ends in .{B1_OP}")
+    if ins.atype != "b1" and ins.bitop is not None:
+        raise ValueError(f"{ins.name}: .{B1_OP} belongs to the b1 form only")
+    if ins.satfinite and not itype.satfinite:
+        raise ValueError(f"{ins.name}: .satfinite does not exist for {itype.id}")
+    frag_a = spec.get(RegisterFragment, itype.fragment_a)
+    frag_d = spec.get(RegisterFragment, itype.fragment_d)
+    valid_n, valid_from = valid_n_for(spec, itype)
+    if ins.n not in valid_n:
+        raise ValueError(f"{ins.name}: N={ins.n} is not a valid N for {itype.id} "
+                         f"(valid: {_ranges(valid_n)}, from {valid_from})")
+    return ResolvedInstr(ins, itype, frag_a, frag_d, valid_n, valid_from)
+
+
+def _instruction_type(spec: Spec, ins: WgmmaInstr) -> InstructionType:
+    """The instruction-type row of a name, with a message that says what is allowed instead."""
+    rows = spec.of(InstructionType)
+    for row in rows:
+        if (row.k_elems, row.dtype, row.atype, row.btype) == (ins.k, ins.dtype, ins.atype,
+                                                              ins.btype):
+            return row
+    same_ab = [r for r in rows if (r.atype, r.btype) == (ins.atype, ins.btype)]
+    if not same_ab:
+        raise ValueError(f"{ins.name}: no wgmma type combination .{ins.atype}.{ins.btype}")
+    ks = sorted({r.k_elems for r in same_ab})
+    if ins.k not in ks:
+        raise ValueError(f"{ins.name}: .{ins.atype}.{ins.btype} runs at k{'/k'.join(map(str, ks))}"
+                         f", not k{ins.k}")
+    dtypes = sorted({r.dtype for r in same_ab if r.k_elems == ins.k})
+    raise ValueError(f"{ins.name}: .{ins.atype}.{ins.btype} accumulates in "
+                     f"{'/'.join('.' + d for d in dtypes)}, not .{ins.dtype}")
+
+
+def valid_n_for(spec: Spec, itype: InstructionType) -> tuple[tuple[int, ...], str]:
+    """The valid N of an instruction type and the row they come from.
+
+    Where its accumulator row states none (k32.D.f16: the table's valid-N cell sits in the f32
+    row), the N of the sibling rows with the same K, A and B types and another accumulator.
+    """
+    frag = spec.get(RegisterFragment, itype.fragment_d)
+    own = frag.valid_n_values()
+    if own is not None:
+        return own, frag.key
+    sources, values = [], set()
+    for row in spec.of(InstructionType):
+        if (row.k_elems, row.atype, row.btype) == (itype.k_elems, itype.atype, itype.btype):
+            sib = spec.get(RegisterFragment, row.fragment_d).valid_n_values()
+            if sib is not None:
+                sources.append(row.fragment_d)
+                values.update(sib)
+    if not values:
+        raise ValueError(f"{itype.id}: no register-fragment row states a valid N")
+    return tuple(sorted(values)), f"{frag.key} states none; taken from {', '.join(sources)}"
+
+
+def _ranges(ns: Iterable[int]) -> str:
+    """A sorted N set summarized as runs: "8..32 step 8, 48..256 step 16"."""
+    ns = sorted(ns)
+    parts, i = [], 0
+    while i < len(ns):
+        j = i
+        if i + 1 < len(ns):
+            step = ns[i + 1] - ns[i]
+            while j + 1 < len(ns) and ns[j + 1] - ns[j] == step:
+                j += 1
+        if j - i >= 2:
+            parts.append(f"{ns[i]}..{ns[j]} step {ns[i + 1] - ns[i]}")
+            i = j + 1
+        else:
+            parts.append(str(ns[i]))
+            i += 1
+    return ", ".join(parts)
+
+
+# --- the accumulator map, derived from the CuTe CLayout ------------------------------------
+
+
+def _clayout(spec: Spec, row_id: str) -> tuple[CuteLayout, Layout]:
+    """A CLayout row and its parsed layout."""
+    row = spec.get(CuteLayout, row_id)
+    layout = parse(row.layout)
+    if not isinstance(layout, Layout) or layout.rank() != 2:
+        raise ValueError(f"{row.key}: {row.layout!r} is not a rank-2 (thread, value) layout")
+    return row, layout
+
+
+def wgmma_m(spec: Spec) -> int:
+    """wgmma's M: the rows of the SM90 CLayout's codomain."""
+    return spec.get(CuteLayout, D_ATOM_ROW).codomain_mn[0]
+
+
+def warpgroup_threads(spec: Spec) -> int:
+    """Threads of a warpgroup: the size of the SM90 CLayout's thread mode."""
+    return _clayout(spec, D_ATOM_ROW)[1][0].size()
+
+
+def d_layout(spec: Spec, n: int) -> Layout:
+    """(thread, value) -> m + M n for an M x N accumulator: the 64x8 atom repeated N/8 times.
+
+    The repeat is CuTe's logical_product of the atom with (N/8):1, whose second mode steps by the
+    atom's whole codomain (M x 8); its value mode is appended to the atom's value mode.
+    """
+    row, atom = _clayout(spec, D_ATOM_ROW)
+    atom_cols = row.codomain_mn[1]
+    if n <= 0 or n % atom_cols:
+        raise ValueError(f"N={n} is not a multiple of the {row.id} atom's {atom_cols} columns")
+    prod = _plain(logical_product(atom, Layout(n // atom_cols, 1)))
+    thr, val, rep = prod[0][0], prod[0][1], prod[1]
+    return Layout((thr.shape, _flat_tuple(val.shape) + (rep.shape,)),
+                  (thr.stride, _flat_tuple(val.stride) + (rep.stride,)))
+
+
+def _plain(x: object) -> Layout:
+    """Narrow an algebra result to a plain Layout (TypeError otherwise)."""
+    if not isinstance(x, Layout):
+        raise TypeError(f"expected a plain layout, got {x!r}")
+    return x
+
+
+def _flat_tuple(t: object) -> tuple[int, ...]:
+    """A mode's shape or stride as a flat tuple."""
+    return tuple(flatten(t))  # type: ignore[arg-type]
+
+
+@functools.lru_cache(maxsize=64)
+def _tv_table(layout_text: str) -> tuple[tuple[int, ...], ...]:
+    """table[t][v] = layout(t, v) = thread mode(t) + value mode(v), cached by the notation."""
+    layout = _plain(parse(layout_text))
+    thr, val = layout[0], layout[1]
+    offsets = [val(v) for v in range(val.size())]
+    bases = [thr(t) for t in range(thr.size())]
+    return tuple(tuple(b + o for o in offsets) for b in bases)
+
+
+def _tv_rows(layout: Layout) -> tuple[tuple[int, ...], ...]:
+    """The (thread, value) -> index table of a rank-2 layout."""
+    if layout.rank() != 2:
+        raise ValueError(f"{layout} is not a rank-2 (thread, value) layout")
+    return _tv_table(str(layout))
+
+
+# --- the register A map: the a_regs_like_d16 hypothesis ------------------------------------
+
+
+def a_halfword_layout(spec: Spec, k: int, bits: int) -> Layout:
+    """Under a_regs_like_d16: (thread, halfword) -> m + M h over the 64 x (K*bits/16) halves."""
+    if (k * bits) % HALF_BITS:
+        raise ValueError(f"K={k} of {bits}-bit elements is not a whole number of halfwords")
+    return d_layout(spec, k * bits // HALF_BITS)
+
+
+# --- the result record ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FragmentMap:
+    """One operand's fragment map with its provenance; `entries` sorted by (t, reg, sub)."""
+
+    instr: str
+    operand: Operand
+    rows: int
+    cols: int
+    threads: int
+    registers: int
+    elems_per_register: int
+    entries: tuple[Entry, ...]
+    #: The (thread, value) layout the entries come from, in CuTe notation, and its unit.
+    layout: str
+    layout_unit: str
+    status: FragmentStatus
+    derived_from: tuple[str, ...]
+    hypothesis: str | None
+    instruction_type: str
+    fragment: str
+    valid_n_from: str
+
+    @property
+    def provenance(self) -> dict[str, object]:
+        """The JSON-ready provenance block: one status for every entry of this map."""
+        return {"status": self.status, "derived_from": list(self.derived_from),
+                "hypothesis": self.hypothesis, "layout": self.layout,
+                "layout_unit": self.layout_unit, "instruction_type": self.instruction_type,
+                "fragment": self.fragment, "valid_n_from": self.valid_n_from}
+
+    def position(self, thread: int, register: int, subelement: int = 0) -> tuple[int, int]:
+        """(row, col) of one register subelement."""
+        return self.by_register[(thread, register, subelement)]
+
+    def owner(self, row: int, col: int) -> tuple[int, int, int]:
+        """(thread, register, subelement) holding element (row, col)."""
+        return self.by_position[(row, col)]
+
+    @functools.cached_property
+    def by_register(self) -> dict[tuple[int, int, int], tuple[int, int]]:
+        """(thread, register, subelement) -> (row, col)."""
+        return {(t, r, s): (i, j) for t, r, s, i, j in self.entries}
+
+    @functools.cached_property
+    def by_position(self) -> dict[tuple[int, int], tuple[int, int, int]]:
+        """(row, col) -> (thread, register, subelement)."""
+        return {(i, j): (t, r, s) for t, r, s, i, j in self.entries}
+
+
+def fragment_map(instr: str, operand: str, spec: Spec | None = None) -> FragmentMap:
+    """The fragment map of one operand ("A": register form, "D") of a wgmma instruction."""
+    spec = spec or default_spec()
+    if operand not in ("A", "D"):
+        raise ValueError(f"operand {operand!r}: only A (register form) and D live in registers "
+                         "(B is always in shared memory)")
+    res = resolve(instr, spec)
+    build = _d_map if operand == "D" else _a_map
+    fmap = build(spec, res)
+    check_bijection(fmap)
+    return fmap
+
+
+def fragment_entries(instr: str, operand: str, spec: Spec | None = None) -> list[Entry]:
+    """(thread, register, subelement, row, col) for every register subelement of the operand."""
+    return list(fragment_map(instr, operand, spec).entries)
+
+
+def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
+    """Accumulator: value v of the CLayout -> register v // epr, subelement v % epr."""
+    frag, n = res.frag_d, res.instr.n
+    layout = d_layout(spec, n)
+    m_rows = wgmma_m(spec)
+    epr = frag.elems_per_register
+    entries = []
+    for t, vals in enumerate(_tv_rows(layout)):
+        for v, idx in enumerate(vals):
+            entries.append((t, v // epr, v % epr, idx % m_rows, idx // m_rows))
+    derived = [f"cute/mma_atoms:{D_ATOM_ROW} {spec.get(CuteLayout, D_ATOM_ROW).layout}",
+               f"logical_product with ({n // _atom_cols(spec)}):1 -> {layout}",
+               f"{frag.key}: {frag.elems_per_register} element(s) per register, low to high"]
+    if res.itype.dtype not in ("f16", "f32"):
+        derived.append(f"{res.itype.dtype} accumulator: same CLayout assumed (the CuTe text shows "
+                       "f16 and calls f32 a trivial extension; seed 001 gives only counts)")
+    return FragmentMap(instr=res.instr.name, operand="D", rows=m_rows, cols=n,
+                       threads=layout[0].size(), registers=frag.registers_for(n),
+                       elems_per_register=epr, entries=tuple(sorted(entries)), layout=str(layout),
+                       layout_unit="elements", status=STATUS_DERIVED, derived_from=tuple(derived),
+                       hypothesis=None, instruction_type=res.itype.key, fragment=frag.key,
+                       valid_n_from=res.valid_n_from)
+
+
+def _atom_cols(spec: Spec) -> int:
+    return spec.get(CuteLayout, D_ATOM_ROW).codomain_mn[1]
+
+
+def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
+    """Register A under a_regs_like_d16: halfword map of width K*bits/16, expanded to elements."""
+    frag, k = res.frag_a, res.itype.k_elems
+    bits = spec.element_bits(res.itype.atype)
+    layout = a_halfword_layout(spec, k, bits)
+    m_rows = wgmma_m(spec)
+    halves_per_reg = REGISTER_BITS // HALF_BITS
+    epr = frag.elems_per_register
+    if epr * bits != REGISTER_BITS:
+        raise ValueError(f"{frag.key}: {epr} x {bits}-bit elements do not fill a "
+                         f"{REGISTER_BITS}-bit register")
+    entries: list[Entry] = []
+    for t, vals in enumerate(_tv_rows(layout)):
+        for v, idx in enumerate(vals):
+            row, hcol = idx % m_rows, idx // m_rows
+            reg, half = divmod(v, halves_per_reg)
+            if bits <= HALF_BITS:
+                per_half = HALF_BITS // bits
+                entries.extend((t, reg, half * per_half + j, row, hcol * per_half + j)
+                               for j in range(per_half))
+            else:
+                halves_per_elem = bits // HALF_BITS
+                if hcol % halves_per_elem != half % halves_per_elem:
+                    raise FragmentMapError(
+                        f"{res.instr.name}: thread {t} register {reg} half {half} lands on "
+                        f"halfword column {hcol}, which is not half {half} of a {bits}-bit element")
+                if half % halves_per_elem == 0:
+                    entries.append((t, reg, half // halves_per_elem, row, hcol // halves_per_elem))
+    derived = [f"hypothesis {A_REGISTER_LAYOUT.name}: {A_REGISTER_LAYOUT.readings['a_regs_like_d16']}",
+               f"halfword map = D map for N={k * bits // HALF_BITS}: {layout}",
+               f"{frag.key}: {epr} element(s) of {bits} bits per register, low to high",
+               "witness: PTX ISA mma.sync A fragments stacked over 4 warps (mma_sync_a_witness)"]
+    return FragmentMap(instr=res.instr.name, operand="A", rows=m_rows, cols=k,
+                       threads=layout[0].size(), registers=frag.registers_for(res.instr.n),
+                       elems_per_register=epr, entries=tuple(sorted(entries)), layout=str(layout),
+                       layout_unit=f"{HALF_BITS}-bit halves", status=STATUS_HYPOTHESIS,
+                       derived_from=tuple(derived), hypothesis=A_REGISTER_LAYOUT.name,
+                       instruction_type=res.itype.key, fragment=frag.key,
+                       valid_n_from=res.valid_n_from)
+
+
+def check_bijection(fmap: FragmentMap) -> None:
+    """Raise FragmentMapError unless the entries cover the tile once and the registers once."""
+    where = f"{fmap.instr} {fmap.operand}"
+    seen_reg: dict[tuple[int, int, int], tuple[int, int]] = {}
+    seen_pos: dict[tuple[int, int], tuple[int, int, int]] = {}
+    for t, r, s, i, j in fmap.entries:
+        if not (0 <= t < fmap.threads and 0 <= r < fmap.registers
+                and 0 <= s < fmap.elems_per_register):
+            raise FragmentMapError(f"{where}: (thread {t}, register {r}, sub {s}) is outside "
+                                   f"{fmap.threads} threads x {fmap.registers} registers x "
+                                   f"{fmap.elems_per_register}")
+        if not (0 <= i < fmap.rows and 0 <= j < fmap.cols):
+            raise FragmentMapError(f"{where}: thread {t} register {r} sub {s} -> ({i}, {j}) is "
+                                   f"outside the {fmap.rows}x{fmap.cols} tile")
+        if (t, r, s) in seen_reg:
+            raise FragmentMapError(f"{where}: thread {t} register {r} sub {s} holds both "
+                                   f"{seen_reg[(t, r, s)]} and ({i}, {j})")
+        if (i, j) in seen_pos:
+            raise FragmentMapError(f"{where}: element ({i}, {j}) is held by {seen_pos[(i, j)]} "
+                                   f"and by (thread {t}, register {r}, sub {s})")
+        seen_reg[(t, r, s)] = (i, j)
+        seen_pos[(i, j)] = (t, r, s)
+    want = fmap.rows * fmap.cols
+    slots = fmap.threads * fmap.registers * fmap.elems_per_register
+    if len(seen_pos) != want or slots != want:
+        raise FragmentMapError(f"{where}: {len(seen_pos)} entries for a {fmap.rows}x{fmap.cols} "
+                               f"tile ({want} elements) in {slots} register slots")
+
+
+# --- an independent witness for the A hypothesis -------------------------------------------
+
+#: PTX ISA 9.7.14.5 (mma.sync), the A fragments of m16n8k8 (.tf32), m16n8k16 (.f16/.bf16),
+#: m16n8k32 (8-bit) and m16n8k256 (.b1), as the ISA writes them for element a_i of a lane:
+#: row = groupID (+8 for the odd 32-bit register of each pair), col = threadID_in_group * e
+#: + i % e (+ K/2 for the second pair), e = elements per 32-bit register. They are public facts
+#: of the ISA outside the seeds, used only to cross-check the a_regs_like_d16 hypothesis.
+MMA_SYNC_M = 16
+WARP_THREADS = 32
+LANES_PER_GROUP = 4
+
+
+def mma_sync_a_witness(k: int, bits: int, warps: int = 4) -> dict[tuple[int, int, int],
+                                                                   tuple[int, int]]:
+    """(thread, register, sub) -> (row, col): mma.m16n8k<K> A fragments stacked over `warps`."""
+    e = REGISTER_BITS // bits
+    out = {}
+    for t in range(warps * WARP_THREADS):
+        warp, lane = divmod(t, WARP_THREADS)
+        group, tig = divmod(lane, LANES_PER_GROUP)
+        for i in range(4 * e):
+            reg, sub = divmod(i, e)
+            row = group + (MMA_SYNC_M // 2) * (reg % 2)
+            col = tig * e + sub + (k // 2) * (reg // 2)
+            out[(t, reg, sub)] = (MMA_SYNC_M * warp + row, col)
+    return out
