@@ -106,12 +106,16 @@ def triage(result: Result) -> Result:
     """A discrepancy that is a known finding carries its explanation; a new one fails."""
     if result.status is not Status.DISCREPANCY:
         return result
-    why = explain(result.id)
-    if why is None:
+    known = explain(result.id)
+    if known is None:
         return replace(result, status=Status.FAIL,
                        message=f"new spec discrepancy (not a known finding in "
                                f"oracle/findings.py): {result.message}")
-    return replace(result, details={**result.details, "finding": why})
+    if known.observed != result.message:
+        return replace(result, status=Status.FAIL,
+                       message=f"known finding changed: oracle/findings.py records "
+                               f"{known.observed!r}, now {result.message!r}")
+    return replace(result, details={**result.details, "finding": known.explanation})
 
 
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:

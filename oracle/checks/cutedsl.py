@@ -62,8 +62,8 @@ def _selection(spec: Spec, sel: AtomSelection) -> str:
                      str(canonical.row_swizzle(row)), source=sel.key,
                      witness=f"canonical {row.id}", status=Status.DISCREPANCY)
     wider = [s for s in spec.of(AtomSelection) if s.contiguous_bits > sel.contiguous_bits]
-    if any(s.try_order > sel.try_order for s in wider):
-        raise fail(f"{sel.id} is tried before a wider atom; the rule tries widest first")
+    expect_equal("try order", sel.try_order, len(wider), source=sel.key,
+                 witness="the rule tries the widest atom first (rank by contiguous bits)")
     return f"{sel.contiguous_bits} bits, {selection_swizzle(sel)}"
 
 
