@@ -28,7 +28,7 @@ from typing import Literal
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout, logical_product
 from ptxconf.oracle.algebra.notation import parse
-from ptxconf.oracle.hypotheses import Hypothesis
+from ptxconf.oracle.hypotheses import A_REGISTER_LAYOUT
 from ptxconf.oracle.records import CuteLayout, InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec, default_spec
 
@@ -48,18 +48,6 @@ Operand = Literal["A", "D"]
 #: (thread, register, subelement, row, col)
 Entry = tuple[int, int, int, int, int]
 
-A_REGISTER_LAYOUT = Hypothesis(
-    name="a_regs_like_d16",
-    question="Where does each element of a wgmma register A fragment (RS form) sit in the "
-             "64 x K tile? Figures 148/150/152/154 are images; no text or CuTe row states it.",
-    readings={
-        "a_regs_like_d16": "the 64 x K tile, read as 64 x (K*bits/16) halfword columns, follows "
-                           "the f16-accumulator map of that width (2 halfwords per register), "
-                           "each halfword holding 16/bits consecutive K elements (a tf32 element "
-                           "spans both halfwords of its register)",
-    },
-    documented="a_regs_like_d16",
-)
 
 
 class FragmentMapError(RuntimeError):

@@ -62,7 +62,21 @@ BASE_OFFSET = Hypothesis(
     documented="absolute",
 )
 
-ALL: tuple[Hypothesis, ...] = (SWIZZLE_UNIT, MN_LBO_SBO_ROLES, K_SWIZZLED_LBO, BASE_OFFSET)
+A_REGISTER_LAYOUT = Hypothesis(
+    name="a_regs_like_d16",
+    question="Where does each element of a wgmma register A fragment (RS form) sit in the "
+             "64 x K tile? Figures 148/150/152/154 are images; no text or CuTe row states it.",
+    readings={
+        "a_regs_like_d16": "the 64 x K tile, read as 64 x (K*bits/16) halfword columns, follows "
+                           "the f16-accumulator map of that width (2 halfwords per register), "
+                           "each halfword holding 16/bits consecutive K elements (a tf32 element "
+                           "spans both halfwords of its register)",
+    },
+    documented="a_regs_like_d16",
+)
+
+ALL: tuple[Hypothesis, ...] = (SWIZZLE_UNIT, MN_LBO_SBO_ROLES, K_SWIZZLED_LBO, BASE_OFFSET,
+                              A_REGISTER_LAYOUT)
 
 
 def reading(h: Hypothesis, chosen: str | None) -> str:

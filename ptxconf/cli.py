@@ -151,12 +151,13 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         payload = {"value": f"{value:#018x}", "fields": fields}
         _emit(args, payload, f"{value:#018x}\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items()))
         return 0
-    from ptxconf.oracle.fragments import fragment_entries
+    from ptxconf.oracle.fragments import fragment_map
 
-    entries = fragment_entries(args.instr, args.operand, spec)
+    fmap = fragment_map(args.instr, args.operand, spec)
+    entries = fmap.entries
     payload = {"instr": args.instr, "operand": args.operand,
                "columns": ["thread", "register", "subelement", "row", "col"],
-               "entries": [list(e) for e in entries]}
+               "entries": [list(e) for e in entries], "provenance": fmap.provenance}
     _emit(args, payload, "\n".join(" ".join(str(x) for x in e) for e in entries))
     return 0
 
@@ -238,6 +239,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for e in errs.errors:
             print(e, file=sys.stderr)
         return 1
+    except BrokenPipeError:  # `ptxconf ... | head`: the reader left; nothing to report
+        sys.stderr.close()
+        return 0
     except (UsageError, ValueError, KeyError, OSError) as exc:
         if os.environ.get("PTXCONF_DEBUG"):
             raise
