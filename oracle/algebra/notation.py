@@ -1,0 +1,239 @@
+"""Parse CuTe layout notation as CuTe prints it and as the PTX ISA and CUTLASS docs write it.
+
+Accepted forms (whitespace anywhere between tokens):
+
+- ``((8,2),(4,4)):((4,32),(1,64))``, static ints ``_128:_1``, negative strides ``8:-1``;
+- ``Layout<Shape<_4,_2>,Stride<_1,_16>>`` (C++ types; ``Int<4>``/``C<4>`` too; a missing
+  stride means compact column-major);
+- ``Swizzle<3,4,3>`` (also ``Sw<...>`` and ``S<...>``) alone or composed:
+  ``Swizzle<0,4,3> o ((8,2),(4,4)):((4,32),(1,64))`` and ``S<1,4,3> o 0 o (8,16):(16,1)``;
+- symbolic templates with names bound from ``bindings``: ``((8,m),(T,2k)):((1T,SBO),(1,LBO))``,
+  where an integer literal immediately followed by a name is a product (``2k`` = 2*k) and
+  ``a*b`` is a product too. ``o`` is the composition operator and cannot be a name.
+
+``str()`` of the result is the canonical compact form, and ``parse(str(x)) == x``. Every error
+is a ``NotationError`` (a ValueError) with a one-line message and a 1-based column.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .int_tuple import IntTuple, is_int
+from .layout import Layout
+from .swizzle import ComposedLayout, Swizzle
+
+_SWIZZLE_NAMES = frozenset({"Swizzle", "Sw", "S"})
+_TUPLE_NAMES = frozenset({"Shape", "Stride", "Step", "Coord", "Tile", "tuple"})
+_STATIC_INT_NAMES = frozenset({"Int", "C"})
+_TOKEN = re.compile(r"\s*(?:(?P<int>-?_?\d+)|(?P<name>[A-Za-z][A-Za-z0-9_]*)|(?P<punct>[(),:<>*]))")
+
+
+class NotationError(ValueError):
+    """A malformed layout text: ``message`` and the 1-based ``column`` it was found at."""
+
+    def __init__(self, message: str, column: int | None = None) -> None:
+        """Keep the parts; the string form is ``message at column N``."""
+        self.message = message
+        self.column = column
+        super().__init__(message if column is None else f"{message} at column {column}")
+
+
+@dataclass(frozen=True)
+class _Token:
+    """One lexical token: its kind ('int', 'name', 'punct', 'end'), text and 0-based span."""
+
+    kind: str
+    text: str
+    start: int
+    end: int
+
+
+def _tokenize(text: str) -> list[_Token]:
+    """Split ``text`` into tokens, ending with an 'end' token."""
+    tokens, pos = [], 0
+    while text[pos:].strip():
+        m = _TOKEN.match(text, pos)
+        if m is None or m.lastgroup is None:
+            bad = len(text) - len(text[pos:].lstrip())
+            raise NotationError(f"unexpected character {text[bad]!r}", bad + 1)
+        tokens.append(_Token(m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup), m.end()))
+        pos = m.end()
+    tokens.append(_Token("end", "", len(text), len(text)))
+    return tokens
+
+
+class _Parser:
+    """Recursive-descent parser over the token list."""
+
+    def __init__(self, text: str, bindings: Mapping[str, int]) -> None:
+        """Tokenize ``text`` and check the bindings."""
+        for name, value in bindings.items():
+            if name == "o" or not is_int(value):
+                raise NotationError(f"bad binding {name!r}={value!r}: names bind ints, not 'o'")
+        self.tokens = _tokenize(text)
+        self.bindings = bindings
+        self.i = 0
+
+    def peek(self, ahead: int = 0) -> _Token:
+        """The token ``ahead`` places from the current one."""
+        return self.tokens[min(self.i + ahead, len(self.tokens) - 1)]
+
+    def error(self, message: str, token: _Token | None = None) -> NotationError:
+        """A NotationError located at ``token`` (default: the current token)."""
+        return NotationError(message, (token or self.peek()).start + 1)
+
+    def expect(self, text: str) -> _Token:
+        """Consume a token spelled ``text`` or fail."""
+        tok = self.peek()
+        if tok.text != text or tok.kind == "end":
+            found = "end of text" if tok.kind == "end" else repr(tok.text)
+            raise self.error(f"expected {text!r}, found {found}")
+        self.i += 1
+        return tok
+
+    def at(self, text: str, ahead: int = 0) -> bool:
+        """True when the token ``ahead`` places on is spelled ``text``."""
+        tok = self.peek(ahead)
+        return tok.kind != "end" and tok.text == text
+
+    def at_keyword(self, names: frozenset[str]) -> bool:
+        """True at a name from ``names`` followed by '<' (a C++-style constructor)."""
+        return self.peek().kind == "name" and self.peek().text in names and self.at("<", 1)
+
+    def top(self) -> Layout | ComposedLayout | Swizzle:
+        """Whole input: a swizzle, a layout, or a composition of the two."""
+        first = self.swizzle() if self.at_keyword(_SWIZZLE_NAMES) else self.layout()
+        result = self.composed(first) if self.at("o") else first
+        if self.peek().kind != "end":
+            raise self.error(f"unexpected {self.peek().text!r}")
+        return result
+
+    def composed(self, inner: Swizzle | Layout) -> ComposedLayout:
+        """The ``o [offset o] outer`` tail of a composed layout."""
+        self.expect("o")
+        start = self.peek()
+        if self.at_keyword(frozenset({"Layout"})):
+            return ComposedLayout(inner, 0, self.layout(), show_offset=False)
+        head = self.int_tuple()
+        if self.at("o"):
+            if not is_int(head):
+                raise self.error("a composed layout's offset must be an integer", start)
+            self.expect("o")
+            return ComposedLayout(inner, head, self.layout(), show_offset=True)
+        return ComposedLayout(inner, 0, self.layout_tail(head, start), show_offset=False)
+
+    def swizzle(self) -> Swizzle:
+        """``Swizzle<B,M,S>`` (or ``Sw``/``S``)."""
+        start = self.peek()
+        self.i += 1
+        self.expect("<")
+        bits = self.atom()
+        self.expect(",")
+        base = self.atom()
+        self.expect(",")
+        shift = self.atom()
+        self.expect(">")
+        try:
+            return Swizzle(bits, base, shift)
+        except ValueError as e:
+            raise self.error(str(e), start) from None
+
+    def layout(self) -> Layout:
+        """``shape:stride`` or C++ ``Layout<Shape<...>,Stride<...>>``."""
+        start = self.peek()
+        if self.at_keyword(frozenset({"Layout"})):
+            self.i += 2
+            shape = self.cpp_element()
+            stride = None
+            if self.at(","):
+                self.expect(",")
+                stride = self.cpp_element()
+            self.expect(">")
+            return self.build(shape, stride, start)
+        return self.layout_tail(self.int_tuple(), start)
+
+    def layout_tail(self, shape: IntTuple, start: _Token) -> Layout:
+        """The ``:stride`` after an already-parsed shape."""
+        if not self.at(":"):
+            raise self.error("expected ':' and a stride after the shape")
+        self.expect(":")
+        return self.build(shape, self.int_tuple(), start)
+
+    def build(self, shape: IntTuple, stride: IntTuple | None, start: _Token) -> Layout:
+        """Construct a Layout, reporting a bad shape/stride pair at its start."""
+        try:
+            return Layout(shape, stride)
+        except ValueError as e:
+            raise self.error(str(e), start) from None
+
+    def int_tuple(self) -> IntTuple:
+        """``(a,b,...)`` nested, or an atom."""
+        if not self.at("("):
+            return self.atom()
+        self.expect("(")
+        items = [self.int_tuple()]
+        while self.at(","):
+            self.expect(",")
+            items.append(self.int_tuple())
+        self.expect(")")
+        return tuple(items)
+
+    def cpp_element(self) -> IntTuple:
+        """A C++ ``Shape<...>``/``Stride<...>`` (nested) or an atom."""
+        if not self.at_keyword(_TUPLE_NAMES):
+            return self.atom()
+        self.i += 2
+        items = [self.cpp_element()]
+        while self.at(","):
+            self.expect(",")
+            items.append(self.cpp_element())
+        self.expect(">")
+        return tuple(items)
+
+    def atom(self) -> int:
+        """An integer expression: factors joined by '*'."""
+        value = self.factor()
+        while self.at("*"):
+            self.expect("*")
+            value *= self.factor()
+        return value
+
+    def factor(self) -> int:
+        """``12``, ``_12``, ``-1``, ``Int<12>``, a bound name, or ``2k`` (2 times k)."""
+        tok = self.peek()
+        if self.at_keyword(_STATIC_INT_NAMES):
+            self.i += 2
+            value = self.atom()
+            self.expect(">")
+            return value
+        if tok.kind == "int":
+            self.i += 1
+            value = int(tok.text.replace("_", ""))
+            nxt = self.peek()
+            if nxt.kind == "name" and nxt.start == tok.end and nxt.text != "o":
+                return value * self.name()
+            return value
+        if tok.kind == "name" and tok.text != "o":
+            return self.name()
+        found = "end of text" if tok.kind == "end" else repr(tok.text)
+        raise self.error(f"expected an integer or a name, found {found}")
+
+    def name(self) -> int:
+        """A name, looked up in the bindings."""
+        tok = self.peek()
+        if tok.text not in self.bindings:
+            raise self.error(f"unbound name {tok.text!r}")
+        self.i += 1
+        return self.bindings[tok.text]
+
+
+def parse(
+    text: str, bindings: Mapping[str, int] | None = None
+) -> Layout | ComposedLayout | Swizzle:
+    """Parse CuTe notation into a Layout, ComposedLayout or Swizzle (see the module docstring)."""
+    if not isinstance(text, str):
+        raise NotationError(f"expected text, got {type(text).__name__}")
+    return _Parser(text, bindings or {}).top()
