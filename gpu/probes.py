@@ -30,6 +30,7 @@ __all__ = [
     "prepare_wgmma",
     "prepare_wmma",
     "run_wgmma",
+    "run_wgmma_batch",
     "run_wgmma_dump",
     "run_wmma_load",
     "run_wmma_store",
@@ -175,6 +176,12 @@ def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
         smem_a_offset_bytes=smem_a_offset_bytes, smem_b_offset_bytes=smem_b_offset_bytes,
         smem_bytes=smem_bytes, desc_start_shift=desc_start_shift,
         desc_start_lsb=desc_start_lsb).regs
+
+
+def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
+    """`run_wgmma_dump(variant, **kw)` for each keyword set, in order, in one call (a probe
+    campaign of many launches pays the worker round trip once). A fault ends the batch."""
+    return [run_wgmma_dump(variant, **kw) for kw in launches]
 
 
 # --- wmma ----------------------------------------------------------------------------------

@@ -145,9 +145,8 @@ def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check b
         if expected is None:
             raise discrepancy(
                 f"{frag.key} lists no valid N (the PTX ISA's table is silent for "
-                f".{row.dtype} accumulators at k{row.k_elems}); the assembler (NVRTC "
-                f"{details['nvrtc']}, sm_90a) accepts N = {ranges(got)} for "
-                f"{', '.join(accepted)}", **details)
+                f".{row.dtype} accumulators at k{row.k_elems}); the assembler (sm_90a) "
+                f"accepts N = {ranges(got)} for {', '.join(accepted)}", **details)
         missing = sorted(set(expected) - set(got))
         extra = sorted(set(got) - set(expected))
         if missing or extra:

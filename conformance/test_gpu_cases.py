@@ -1,0 +1,446 @@
+"""The GPU cases on a CPU machine: their kernels compile, their interpretation round-trips.
+
+* Every kernel of `ptxconf check --gpu on` compiles for sm_90a with NVRTC (no GPU needed).
+* `ptxconf.oracle.interpret` round-trips: encodings, placement, register fragments, digit
+  codes; a dump made from the oracle's own maps decodes back to the matrix it came from.
+* The whole case list runs against `Emulator`, a software model of the probes that reads
+  operands the way the oracle's documented readings say (and a wmma fragment map of its own):
+  every case must pass against it, and a model that swizzles element offsets instead of bytes
+  must be caught, with the hypothesis case naming the reading it followed.
+* The `gpu` marker tests skip with the reason from `usable_sm90a()` where no sm_90a is found.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from ptxconf.gpu import build, cases, device, probes
+from ptxconf.gpu.runner import ProbeResult
+from ptxconf.gpu.variants import WARP_THREADS, WARPGROUP_THREADS, WgmmaVariant, WmmaVariant
+from ptxconf.oracle import interpret as I
+from ptxconf.oracle.canonical import canonical_row, row_swizzle
+from ptxconf.oracle.descriptor import descriptor_format
+from ptxconf.oracle.spec import Spec, default_spec
+
+from ptxconf.results import Status
+
+NVRTC_PROBLEM = build.nvrtc_problem()
+needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
+SPEC = default_spec()
+PLAN = cases.plan(SPEC)
+EVIDENCE = Path(__file__).resolve().parent.parent / "reports" / "evidence"
+
+
+# --- kernels compile ----------------------------------------------------------------------
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("key", list(PLAN.wgmma_batches), ids=str)
+def test_wgmma_case_kernels_compile(key: str) -> None:
+    vs = PLAN.wgmma_batches[key]
+    r = build.compile_wgmma_cubin(vs)
+    assert r.ok, f"{key}: {len(vs)} kernels do not compile as one module:\n{r.log[:4000]}"
+
+
+@needs_nvrtc
+def test_wmma_case_kernels_compile() -> None:
+    problem = build.include_problem()
+    if problem:
+        pytest.skip(problem)
+    r = build.compile_wmma_cubin(PLAN.wmma)
+    assert r.ok, r.log[:4000]
+
+
+def test_plan_covers_the_issue() -> None:
+    """Every type row at three N, SS and RS, K-major x 4 swizzles, MN-major for 16-bit types."""
+    probes_ = cases.e2e_probes(SPEC)
+    rows = {p.row.id for p, _ in probes_}
+    assert rows == {r.id for r in SPEC.of(cases.InstructionType)}
+    for row_id in rows:
+        mine = [(p, sw) for p, sw in probes_ if p.row.id == row_id]
+        assert len({p.n for p, _ in mine}) == 3, row_id
+        assert {p.rs for p, _ in mine} == {False, True}
+        assert {sw for p, sw in mine if p.major == "K"} == set(cases.SWIZZLES)
+        if mine[0][0].variant.takes_trans:
+            assert {sw for p, sw in mine if p.major == "MN"} == set(cases.SWIZZLES)
+    kernels = sum(len(v) for v in PLAN.wgmma_batches.values())
+    assert kernels <= 160, f"{kernels} wgmma kernels: compile time grows with every one"
+
+
+# --- interpretation round trips ---------------------------------------------------------------
+
+DTYPES = ["f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1", "f32", "s32", "f64", "s4",
+          "u4"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_encode_round_trips(dtype: str) -> None:
+    lo, hi = I.value_range(SPEC, dtype)
+    v = np.arange(max(lo, -4096), min(hi, 4096) + 1)
+    assert np.array_equal(I.decode(SPEC, dtype, I.encode(SPEC, dtype, v)), v)
+
+
+@pytest.mark.parametrize(("dtype", "value", "bits"), [
+    ("f16", 1, 0x3C00), ("f16", -2, 0xC000), ("bf16", 1, 0x3F80), ("tf32", 3, 0x40400000),
+    ("e4m3", 1, 0x38), ("e4m3", 448, 0x7E), ("e5m2", 1, 0x3C), ("e5m2", -8, 0xC8),
+    ("s8", -1, 0xFF), ("s4", -1, 0xF), ("f64", 1, 0x3FF0000000000000),
+])
+def test_encode_known_bits(dtype: str, value: int, bits: int) -> None:
+    """Pinned against IEEE 754 / OCP FP8 bit patterns (numpy agrees for f16/f32/f64)."""
+    assert int(I.encode(SPEC, dtype, [value])[0]) == bits
+
+
+@pytest.mark.parametrize(("dtype", "value"), [("e4m3", 17), ("e4m3", 480), ("e5m2", 9),
+                                              ("bf16", 257), ("s8", 128), ("u8", -1)])
+def test_encode_refuses_inexact(dtype: str, value: int) -> None:
+    with pytest.raises(ValueError):
+        I.encode(SPEC, dtype, [value])
+
+
+@pytest.mark.parametrize("dtype", ["f16", "e4m3", "b1", "tf32"])
+@pytest.mark.parametrize(("major", "swizzle"), [("K", "none"), ("K", "128B"), ("K", "32B")])
+def test_place_gather_round_trip(dtype: str, major: str, swizzle: str) -> None:
+    lay = cases._layout(SPEC, dtype, major, swizzle, 64, 256 // I.element_bits(SPEC, dtype))
+    offs = I.offsets(SPEC, lay)
+    assert I.offsets_injective(offs), lay
+    rng = np.random.default_rng(1)
+    lo, hi = I.value_range(SPEC, dtype)
+    vals = rng.integers(max(lo, -8), min(hi, 8) + 1, size=offs.shape)
+    raw = I.encode(SPEC, dtype, vals)
+    img = I.place(raw, offs, I.element_bits(SPEC, dtype))
+    assert np.array_equal(I.gather(img, offs, I.element_bits(SPEC, dtype)), raw)
+
+
+def test_compact_strides_pack_the_operand() -> None:
+    """The compact LBO/SBO leave no gap: footprint == elements x width (K-major none)."""
+    for dtype in ("f16", "e4m3", "tf32", "b1"):
+        k = 256 // I.element_bits(SPEC, dtype)
+        lay = cases._layout(SPEC, dtype, "K", "none", 64, k)
+        offs = I.offsets(SPEC, lay)
+        assert I.footprint_bytes(offs, I.element_bits(SPEC, dtype)) == 64 * 32, lay
+
+
+@pytest.mark.parametrize("name", [
+    "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16",
+    "wgmma.mma_async.sync.aligned.m64n136k16.f32.bf16.bf16",
+    "wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.s8",
+    "wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32",
+    "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc",
+])
+def test_fragments_round_trip(name: str) -> None:
+    """Matrix -> registers by the oracle's map -> matrix, for D and register A."""
+    from ptxconf.gpu.variants import parse_wgmma
+
+    v = parse_wgmma(name, a_from_regs=True)
+    rng = np.random.default_rng(2)
+    for operand, dtype, shape, nreg in (("D", v.dtype, (v.m, v.n), v.nreg_d),
+                                        ("A", v.atype, (v.m, v.k), v.nreg_a)):
+        bits = I.element_bits(SPEC, dtype)
+        raw = rng.integers(0, 1 << min(bits, 16), size=shape).astype(np.uint64)
+        table = I.fragment_table(SPEC, name, operand)
+        regs = I.regs_from_matrix(raw, table, WARPGROUP_THREADS, nreg, bits)
+        assert np.array_equal(I.matrix_from_regs(regs, table, shape, bits), raw), operand
+
+
+def test_digits_round_trip() -> None:
+    for dtype in ("e5m2", "b1", "bf16", "s8"):
+        plan = I.digit_plan(SPEC, dtype, 5000, "f16")
+        codes = np.arange(5000)
+        digits = [plan.digit(codes, j) for j in range(plan.digits)]
+        assert max(int(d.max()) for d in digits) <= I.exact_limit(SPEC, dtype)
+        I.encode(SPEC, dtype, digits[0])  # every digit is exact in the type
+        assert np.array_equal(plan.combine(digits), codes)
+
+
+def test_diff_names_coordinates() -> None:
+    exp = np.arange(16).reshape(4, 4)
+    act = exp.copy()
+    act[1, 2] = 99
+    act[3, 0] = 98
+    d = I.diff_grid("x", exp, act, axes=("m", "n"))
+    assert (d.mismatches, d.first, d.last) == (2, (1, 2), (3, 0))
+    assert "(m 1, n 2): expected 6, got 99" in d.message()
+    assert "6/99*" in d.details()["window"]
+
+
+# --- the cases against a software model of the probes -----------------------------------------
+
+FAKE_SMEM_BASE = 0x400
+MISALIGNED = "CUDARuntimeError: cudaErrorMisalignedAddress: misaligned address"
+
+
+class Emulator:
+    """Stands in for ProbeRunner: answers probe calls from the oracle's documented readings.
+
+    `swizzle_unit` picks the reading the modelled hardware follows (a mutant model reads
+    element offsets). Its wmma fragment map is its own: lane l, element e holds element
+    l * num + e of the matrix in row-major order (a replicated map for the f16 a/b shapes).
+    """
+
+    def __init__(self, spec: Spec, swizzle_unit: str = "bytes") -> None:
+        self.spec = spec
+        self.swizzle_unit = swizzle_unit
+        self.restarts = 0
+        self.calls: dict[str, int] = {}
+
+    def close(self) -> None:
+        """Nothing to end."""
+
+    def call(self, name: str, *args: Any, timeout_s: float | None = None,
+             **kw: Any) -> ProbeResult:
+        self.calls[name] = self.calls.get(name, 0) + 1
+        try:
+            value = getattr(self, "_" + name.replace(".", "_"))(*args, **kw)
+        except _Fault as f:
+            self.restarts += 1
+            return ProbeResult(False, error=str(f), error_kind="cuda")
+        return ProbeResult(True, value=value, seconds=0.0)
+
+    # device
+
+    def _device_usable_sm90a(self) -> tuple[bool, str]:
+        return True, "emulator"
+
+    def _device_describe(self) -> dict[str, Any]:
+        return {"name": "emulator", "compute_capability": "9.0", "cuda_driver_version": "-",
+                "cuda_runtime_version": "-", "cupy_version": "-"}
+
+    def _prepare_wgmma(self, vs: list) -> int:
+        return len(vs)
+
+    _prepare_wmma = _prepare_wgmma
+
+    # wgmma
+
+    def _operand(self, image: bytes, start: int, desc: int, dtype: str, major: str, mn: int,
+                 k: int) -> np.ndarray:
+        f = descriptor_format(self.spec).decode(desc)
+        period = row_swizzle(canonical_row(self.spec, major, str(f["swizzle"]))).period()
+        addr = int(f["start_address_bytes"])
+        lay = I.OperandLayout(dtype, major, str(f["swizzle"]), mn, k, int(f["lbo_bytes"]),
+                              int(f["sbo_bytes"]), base_offset_bytes=addr % max(period, 1),
+                              swizzle_unit=self.swizzle_unit)
+        bits = I.element_bits(self.spec, dtype)
+        offs = I.offsets(self.spec, lay)
+        rel = addr - (FAKE_SMEM_BASE + start)
+        unit = 8 if bits < 8 else 1
+        img = np.frombuffer(image, dtype=np.uint8)
+        if I.footprint_bytes(offs, bits) + start + rel > len(img):
+            raise _Fault("CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access")
+        raw = I.gather(img, offs + (start + rel) * unit, bits)
+        return I.decode(self.spec, dtype, raw)
+
+    def _run_wgmma_dump(self, v: WgmmaVariant, a_smem, b_smem, a_desc_rel, b_desc_rel,
+                        a_regs=None, c_init=None, *, smem_a_offset_bytes=0,
+                        smem_b_offset_bytes=0, smem_bytes=0, desc_start_shift,
+                        desc_start_lsb) -> probes.WgmmaDump:
+        image, a_start, b_start = probes.wgmma_smem_image(
+            a_smem, b_smem, smem_a_offset_bytes, smem_b_offset_bytes, smem_bytes)
+
+        def full(rel: int, start: int) -> int:
+            return rel + (((FAKE_SMEM_BASE + start) >> desc_start_shift) << desc_start_lsb)
+
+        b_desc = full(b_desc_rel, b_start)
+        b = self._operand(image, b_start, b_desc, v.btype, "MN" if v.trans_b else "K", v.n, v.k)
+        if v.a_from_regs:
+            table = I.fragment_table(self.spec, v.ptx_name, "A")
+            raw = I.matrix_from_regs(a_regs, table, (v.m, v.k), I.element_bits(self.spec,
+                                                                                v.atype))
+            a = I.decode(self.spec, v.atype, raw)
+            a_desc = None
+        else:
+            a_desc = full(a_desc_rel, a_start)
+            a = self._operand(image, a_start, a_desc, v.atype, "MN" if v.trans_a else "K", v.m,
+                              v.k)
+        d = I.matmul(a.astype(np.int64), b.astype(np.int64))
+        table = I.fragment_table(self.spec, v.ptx_name, "D")
+        regs = I.regs_from_matrix(I.encode(self.spec, v.dtype, d), table, WARPGROUP_THREADS,
+                                  v.nreg_d, I.element_bits(self.spec, v.dtype))
+        return probes.WgmmaDump(v, regs, FAKE_SMEM_BASE,
+                                None if a_start is None else FAKE_SMEM_BASE + a_start,
+                                FAKE_SMEM_BASE + b_start, a_desc, b_desc)
+
+    def _run_wgmma_batch(self, v: WgmmaVariant, launches: list[dict]) -> list:
+        return [self._run_wgmma_dump(v, **kw) for kw in launches]
+
+    # wmma
+
+    def _wmma_geometry(self, v: WmmaVariant) -> tuple[int, int, int, int]:
+        rows, cols = cases._wmma_geometry(v)
+        bits = I.element_bits(self.spec, v.dtype)
+        copies = 2 if v.matrix != "c" and v.dtype == "f16" and v.shape == "m16n16k16" else 1
+        num = rows * cols * copies // WARP_THREADS
+        return rows, cols, num, max(1, num * bits // 8)
+
+    def _cells(self, v: WmmaVariant) -> np.ndarray:
+        rows, cols, num, _ = self._wmma_geometry(v)
+        q = (np.arange(WARP_THREADS * num) % (rows * cols)).reshape(WARP_THREADS, num)
+        return np.stack([q // cols, q % cols], axis=-1)
+
+    def _offsets(self, v: WmmaVariant, ldm: int, col_major: bool | None) -> np.ndarray:
+        rows, cols, _, fb = self._wmma_geometry(v)
+        layout = v.layout or ("col" if col_major else "row")
+        return I.wmma_element_offsets(rows, cols, layout, ldm, I.element_bits(self.spec,
+                                                                                v.dtype))
+
+    def _check_align(self, v: WmmaVariant, ldm: int, offset: int) -> None:
+        _, _, _, fb = self._wmma_geometry(v)
+        bits = I.element_bits(self.spec, v.dtype)
+        if offset % fb or (ldm * bits // 8) % fb:
+            raise _Fault(MISALIGNED)
+
+    def _run_wmma_load(self, v: WmmaVariant, memory: bytes, *, ldm: int, offset_bytes: int = 0,
+                       col_major: bool | None = None, use_smem: bool = False) -> probes.WmmaDump:
+        self._check_align(v, ldm, offset_bytes)
+        rows, cols, num, fb = self._wmma_geometry(v)
+        bits = I.element_bits(self.spec, v.dtype)
+        offs = self._offsets(v, ldm, col_major)
+        unit = 8 if bits < 8 else 1
+        raw = I.gather(np.frombuffer(memory, dtype=np.uint8), offs + offset_bytes * unit, bits)
+        cells = self._cells(v)
+        slots = raw[cells[..., 0], cells[..., 1]]
+        if bits >= 8:
+            words = I.wmma_fill_words(slots, fb, bits, -(-fb // 4))
+        else:
+            words = np.zeros((WARP_THREADS, 1), dtype=np.uint64)
+            for e in range(num):
+                words[:, 0] |= slots[:, e] << np.uint64(e * bits)
+            words = words.astype(np.uint32)
+        return probes.WmmaDump(v, words, memory, fb, num, 0x1000 + offset_bytes, use_smem)
+
+    def _run_wmma_store(self, v: WmmaVariant, frag_words: np.ndarray, memory: bytes, *,
+                        ldm: int, col_major: bool, offset_bytes: int = 0,
+                        use_smem: bool = False) -> probes.WmmaDump:
+        self._check_align(v, ldm, offset_bytes)
+        rows, cols, num, fb = self._wmma_geometry(v)
+        bits = I.element_bits(self.spec, v.dtype)
+        slots = I.wmma_fragment_slots(frag_words, num, fb, bits)
+        cells = self._cells(v)
+        mat = np.zeros((rows, cols), dtype=np.uint64)
+        mat[cells[..., 0], cells[..., 1]] = slots
+        offs = self._offsets(v, ldm, col_major)
+        img = I.place(mat, offs + offset_bytes, bits, image=np.frombuffer(memory, np.uint8))
+        return probes.WmmaDump(v, np.asarray(frag_words), img.tobytes(), fb, num, 0x1000,
+                               use_smem)
+
+
+class _Fault(Exception):
+    pass
+
+
+def _run_cases(runner: Emulator, only: str | None = None) -> list:
+    out = []
+    for case in cases.gpu_cases(SPEC, runner=runner):
+        if only and only not in case.id:
+            continue
+        out.append(case.run())
+    return out
+
+
+@pytest.fixture(scope="module")
+def emulated() -> list:
+    return _run_cases(Emulator(SPEC))
+
+
+def test_every_case_passes_against_the_documented_model(emulated: list) -> None:
+    bad = [f"{r.id}: {r.status.value}: {r.message}" for r in emulated
+           if r.status is not Status.PASS]
+    assert not bad, f"{len(bad)} of {len(emulated)} cases do not pass:\n" + "\n".join(bad[:20])
+
+
+def test_case_ids_are_unique_and_name_rows(emulated: list) -> None:
+    ids = [r.id for r in emulated]
+    assert len(ids) == len(set(ids))
+    assert "gpu.e2e[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:MN_SW128]" in ids
+    assert all(r.device == "emulator (cc 9.0; driver -; CUDA runtime -; CuPy -)"
+               for r in emulated)
+
+
+def test_details_stay_small(emulated: list) -> None:
+    """The report embeds every result's details: no case may bloat it."""
+    sizes = sorted(((len(json.dumps(r.details, default=str)), r.id) for r in emulated),
+                   reverse=True)
+    assert sizes[0][0] < 40_000, sizes[:3]
+    assert sum(s for s, _ in sizes) < 8_000_000
+
+
+def test_hypotheses_record_the_reading(emulated: list) -> None:
+    hyp = {r.id: r for r in emulated if r.check == cases.CHECK_HYPOTHESIS}
+    assert set(hyp) == {f"gpu.hypothesis[{n}]" for n in ("swizzle_unit", "mn_lbo_sbo_roles",
+                                                          "k_swizzled_lbo", "base_offset",
+                                                          "a_regs_like_d16")}
+    assert hyp["gpu.hypothesis[swizzle_unit]"].details["silicon_followed"] == ["bytes"]
+    assert hyp["gpu.hypothesis[mn_lbo_sbo_roles]"].details["silicon_followed"] == [
+        "as_documented"]
+
+
+def test_a_model_that_swizzles_elements_is_caught() -> None:
+    """A device that XORs element offsets: e2e and smem maps fail with diff tables, and the
+    hypothesis case says which reading it followed (a discrepancy: not the documented one)."""
+    results = {r.id: r for r in _run_cases(Emulator(SPEC, swizzle_unit="elements"),
+                                           only="f32.f16.f16")}
+    e2e = results["gpu.e2e[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:K_SW128]"]
+    assert e2e.status is Status.FAIL
+    assert "differ; first (m " in e2e.message and "window" in e2e.details["diff"]
+    smem = results["gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"]
+    assert smem.status is Status.FAIL and "(m " in smem.message
+    assert "ptxconf oracle smem-offsets" in smem.details["diff"]["oracle"]
+    hyp = _run_cases(Emulator(SPEC, swizzle_unit="elements"), only="hypothesis[swizzle_unit]")
+    assert hyp[0].status is Status.DISCREPANCY
+    assert hyp[0].details["silicon_followed"] == ["elements"]
+
+
+def test_a_fault_is_that_cases_failure_and_the_run_goes_on() -> None:
+    emu = Emulator(SPEC)
+    results = _run_cases(emu, only="gpu.wmma.align")
+    assert results and emu.restarts > 0
+    faulted = [r for r in results if "clear error" in r.message]
+    assert faulted and all(r.status is Status.PASS for r in results), [
+        (r.id, r.message) for r in results if r.status is not Status.PASS]
+    assert MISALIGNED in faulted[0].message
+
+
+def test_wmma_maps_are_recorded(emulated: list) -> None:
+    loads = [r for r in emulated if r.check == cases.CHECK_WMMA_LOAD]
+    assert loads and all(r.details["map"] and r.details["map_fingerprint"].startswith("sha256:")
+                         for r in loads)
+
+
+# --- on a GPU --------------------------------------------------------------------------------
+
+USABLE, WHY = device.usable_sm90a()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not USABLE, reason=WHY)
+def test_gpu_cases_smoke() -> None:
+    """A handful of cases on the device: one of each kind."""
+    picks = ("gpu.device", "gpu.d_map[wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16]",
+             "gpu.e2e[wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16:SS:K_SW128]",
+             "gpu.e2e[wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16:RS:MN_SW64]",
+             "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8:B:K_SW32]",
+             "gpu.wmma.load[m16n16k16.f16.a.row]")
+    results = [c.run() for c in cases.gpu_cases(SPEC) if c.id.startswith(picks)]
+    assert len(results) >= len(picks)
+    bad = [(r.id, r.message) for r in results if r.status is not Status.PASS]
+    assert not bad, bad
+
+
+def test_wmma_maps_agree_across_devices() -> None:
+    """The wmma fragment map is unspecified: flag it when two devices' evidence differ."""
+    runs = sorted(EVIDENCE.glob("*/results.json"))
+    if len(runs) < 2:
+        pytest.skip(f"evidence from {len(runs)} device(s) under {EVIDENCE}: nothing to compare")
+    seen: dict[str, dict[str, str]] = {}
+    for path in runs:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        for r in data["results"]:
+            fp = (r.get("details") or {}).get("map_fingerprint")
+            if r["check"] == cases.CHECK_WMMA_LOAD and fp:
+                seen.setdefault(r["id"], {})[f"{path.parent.name} ({r.get('device')})"] = fp
+    differ = {k: v for k, v in seen.items() if len(set(v.values())) > 1}
+    assert not differ, f"wmma fragment maps differ across devices: {differ}"
