@@ -1,0 +1,182 @@
+"""Z3 proofs over the spec: one test per proof case, ids from spec rows (proof.<claim>[<row key>]).
+
+Every claim must be proved, or refuted where oracle/proofs/findings.py explains the refutation
+(a known spec discrepancy, with a counterexample and a pasteable reproduce line). Unknown never
+passes; a listed finding that is no longer refuted is stale and fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ptxconf.oracle.canonical import SmemQuery, smem_offsets
+from ptxconf.oracle.proofs.cases import proof_cases, run_claim
+from ptxconf.oracle.proofs.claims import all_claims
+from ptxconf.oracle.proofs.distinguish import DistinguishingProbe, distinguishing_probes
+from ptxconf.oracle.proofs.findings import EXPECTED_FINDINGS
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, default_spec, load_spec
+
+from ptxconf.results import Result, Status
+
+pytestmark = pytest.mark.z3
+
+TIMEOUT_S = 30.0
+CASES = list(proof_cases(default_spec(), timeout_s=TIMEOUT_S))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_proof(case) -> None:
+    result = case.run()
+    status = result.details["proof_status"]
+    assert status != "unknown", result.message
+    finding = EXPECTED_FINDINGS.get(case.id)
+    if finding is None:
+        assert status == "proved", f"{result.message}\n{result.details.get('reproduce')}"
+        assert result.status is Status.PASS
+        return
+    assert status == "refuted", f"stale finding, now {status}: {finding}"
+    assert result.status is Status.DISCREPANCY
+    assert result.details["finding"] == finding
+    assert result.details["counterexample"]["points"], result.details
+    assert _reproduced_collision(result)
+
+
+def _run_reproduce(line: str) -> str:
+    """Run a reproduce line (``python -c ...``) with this interpreter; its stdout."""
+    argv = shlex.split(line)
+    assert argv[0] == "python", line
+    done = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True,
+                          check=True, timeout=120)
+    return done.stdout.strip()
+
+
+def _reproduced_collision(result: Result) -> bool:
+    """The reproduce line prints two equal addresses."""
+    printed = ast.literal_eval(_run_reproduce(result.details["reproduce"]))
+    return len(printed) == 2 and printed[0] == printed[1]
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_finding_names_a_case() -> None:
+    missing = sorted(set(EXPECTED_FINDINGS) - {c.id for c in CASES})
+    assert not missing, f"findings without a case: {missing}"
+
+
+def test_k_swizzled_bound_is_reported() -> None:
+    wanted = "proof.layout_injective[wgmma/canonical_layouts:K_SW128]"
+    case = next(c for c in CASES if c.id == wanted)
+    result = case.run()
+    assert result.details["facts"]["k_bound"] == 4
+    assert "injective iff k <= 4" in result.message
+
+
+def _scratch_spec(tmp_path: Path, rel: str, old: str, new: str):
+    """A copy of spec/ with one row edited; the loaded Spec."""
+    root = tmp_path / "spec"
+    shutil.copytree(DEFAULT_SPEC_DIR, root)
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, old
+    path.write_text(text.replace(old, new), encoding="utf-8")
+    return load_spec(root)
+
+
+def _run_case(spec, case_id: str) -> Result:
+    case = next(c for c in proof_cases(spec, timeout_s=TIMEOUT_S) if c.id == case_id)
+    return case.run()
+
+
+def test_broken_swizzle_is_refuted(tmp_path: Path) -> None:
+    spec = _scratch_spec(tmp_path, "wgmma/canonical_layouts.yaml",
+                         '(1,T))", swizzle_bits: 3, swizzle_base: 4, swizzle_shift: 3}',
+                         '(1,T))", swizzle_bits: 3, swizzle_base: 4, swizzle_shift: 2}')
+    result = _run_case(spec, "proof.swizzle_bijective[wgmma/canonical_layouts:K_SW128]")
+    assert result.details["proof_status"] == "refuted"
+    assert result.status is Status.DISCREPANCY
+    assert "Swizzle<3,4,2> is not" in result.message and "0x" in result.message
+    printed = ast.literal_eval(_run_reproduce(result.details["reproduce"]))
+    cex = result.details["counterexample"]
+    if "y" in cex:  # two addresses with one image
+        assert printed[0] == printed[1]
+    else:  # not an involution: x -> s(x) -> s(s(x)) != x
+        assert printed[1] != cex["x"]
+
+
+def test_broken_layout_is_refuted(tmp_path: Path) -> None:
+    spec = _scratch_spec(tmp_path, "wgmma/canonical_layouts.yaml",
+                         '"((8,m),(T,2k)):((1T,SBO),(1,LBO))"',
+                         '"((8,m),(T,2k)):((1,SBO),(1,LBO))"')
+    result = _run_case(spec, "proof.layout_injective[wgmma/canonical_layouts:K_INTER]")
+    assert result.details["proof_status"] == "refuted"
+    assert "never injective" in result.message
+    assert "(mn 1, k 0: row 1, chunk 0) and (mn 0, k 1: row 0, chunk 0) both at 0x002" in (
+        result.message)
+    assert str(spec.root) in result.details["reproduce"]
+    assert _reproduced_collision(result)
+
+
+def test_wrong_repeat_bytes_is_a_discrepancy(tmp_path: Path) -> None:
+    spec = _scratch_spec(tmp_path, "wgmma/base_offset.yaml", "repeat_bytes: 512,",
+                         "repeat_bytes: 256,")
+    result = _run_case(spec, "proof.base_alignment[wgmma/base_offset:base_offset.64B]")
+    assert result.details["proof_status"] == "refuted"
+    assert result.status is Status.DISCREPANCY
+    assert "repeats every 512 B" in result.message and "the table says 256 B" in result.message
+    swizzled, expected = _run_reproduce(result.details["reproduce"]).split()
+    assert swizzled != expected
+
+
+@pytest.fixture(scope="module")
+def probes() -> list[DistinguishingProbe]:
+    return distinguishing_probes(default_spec(), timeout_s=TIMEOUT_S)
+
+
+def _probe(probes, hypothesis: str, row: str, dtype: str) -> DistinguishingProbe:
+    return next(p for p in probes if (p.hypothesis, p.row.split(":")[1], p.dtype) ==
+                (hypothesis, row, dtype))
+
+
+def test_unit_readings_coincide_exactly_where_expected(probes) -> None:
+    for p in (p for p in probes if p.hypothesis == "swizzle_unit"):
+        same = p.swizzle == "none" or p.dtype in ("e4m3", "s8", "u8")
+        assert p.distinguishable is not same, p.reason
+
+
+def test_probes_replay_through_the_oracle(probes) -> None:
+    spec = default_spec()
+    for p in (p for p in probes if p.distinguishable and p.hypothesis != "base_offset"):
+        got = []
+        for reading in p.readings:
+            q = SmemQuery(p.dtype, p.major, p.swizzle, p.mn_elems, p.k_elems, p.lbo_bytes,
+                          p.sbo_bytes, p.start_bytes or 0,
+                          swizzle_unit=reading if p.hypothesis == "swizzle_unit" else "bytes",
+                          mn_lbo_sbo_roles=reading if p.hypothesis != "swizzle_unit"
+                          else "as_documented")
+            mn, k = p.coord
+            got.append(smem_offsets(spec, q)[mn][k])
+        assert tuple(got) == p.addresses and got[0] != got[1], p
+
+
+def test_roles_probe_is_valid_under_both_readings(probes) -> None:
+    p = _probe(probes, "mn_lbo_sbo_roles", "MN_SW128", "f16")
+    assert p.distinguishable and p.lbo_bytes != p.sbo_bytes
+    assert min(p.lbo_bytes, p.sbo_bytes) >= 1024, p
+
+
+def test_unknown_never_passes() -> None:
+    claim = next(c for c in all_claims(default_spec())
+                 if c.id == "proof.layout_injective[wgmma/canonical_layouts:K_INTER]")
+    result = run_claim(claim, timeout_s=1e-9)
+    assert result.details["proof_status"] == "unknown"
+    assert result.status is Status.UNKNOWN and result.status.failing
+    assert "timeout" in result.message

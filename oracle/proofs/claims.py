@@ -1,0 +1,46 @@
+"""Every claim, generated from spec rows: a row added to spec/ adds its proofs.
+
+| claim | one per | module |
+| --- | --- | --- |
+| swizzle_bijective, swizzle_period_block | canonical-layout and atom-selection row | swizzles |
+| base_alignment | base-offset row (swizzle mode) | swizzles |
+| layout_injective | canonical-layout row | layouts |
+| example_injective, example_matches_canonical | worked example (Figures 166-170) | examples |
+| descriptor_roundtrip, descriptor_range | descriptor field row (PTX ISA, CUTLASS) | descriptors |
+| start_alignment | start-address alignment rule | descriptors |
+| bank_conflict_free | canonical-layout row | banks |
+| wmma_alignment_equivalence, wmma_default_stride | wmma shape x matrix x layout | wmma_rules |
+| distinguish_<hypothesis> | canonical row (x element width for swizzle_unit) | distinguish |
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+from ptxconf.oracle.proofs import (
+    banks,
+    descriptors,
+    distinguish,
+    examples,
+    layouts,
+    swizzles,
+    wmma_rules,
+)
+from ptxconf.oracle.proofs.runner import Claim
+from ptxconf.oracle.spec import Spec
+
+GENERATORS: tuple[Callable[[Spec], Iterable[Claim]], ...] = (
+    swizzles.claims,
+    layouts.claims,
+    examples.claims,
+    descriptors.claims,
+    banks.claims,
+    wmma_rules.claims,
+    distinguish.claims,
+)
+
+
+def all_claims(spec: Spec) -> Iterator[Claim]:
+    """Every claim of a spec, module by module, in row order."""
+    for generate in GENERATORS:
+        yield from generate(spec)
