@@ -1,6 +1,6 @@
 """Z3 proofs over the spec: one test per proof case, ids from spec rows (proof.<claim>[<row key>]).
 
-Every claim must be proved, or refuted where oracle/proofs/findings.py explains the refutation
+Every claim must be proved, or refuted where oracle/findings.py explains the refutation
 (a known spec discrepancy, with a counterexample and a pasteable reproduce line). Unknown never
 passes; a listed finding that is no longer refuted is stale and fails.
 """
@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
+from ptxconf.oracle.findings import KNOWN_DISCREPANCIES
 from ptxconf.oracle.proofs.cases import proof_cases, run_claim
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.distinguish import DistinguishingProbe, distinguishing_probes
-from ptxconf.oracle.proofs.findings import EXPECTED_FINDINGS
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, default_spec, load_spec
 
 from ptxconf.results import Result, Status
@@ -35,14 +35,15 @@ def test_proof(case) -> None:
     result = case.run()
     status = result.details["proof_status"]
     assert status != "unknown", result.message
-    finding = EXPECTED_FINDINGS.get(case.id)
-    if finding is None:
+    known = KNOWN_DISCREPANCIES.get(case.id)
+    if known is None:
         assert status == "proved", f"{result.message}\n{result.details.get('reproduce')}"
         assert result.status is Status.PASS
         return
-    assert status == "refuted", f"stale finding, now {status}: {finding}"
+    assert status == "refuted", f"stale finding, now {status}: {known.explanation}"
     assert result.status is Status.DISCREPANCY
-    assert result.details["finding"] == finding
+    assert result.details["finding"] == known.explanation
+    assert result.message == known.observed
     assert result.details["counterexample"]["points"], result.details
     assert _reproduced_collision(result)
 
@@ -68,7 +69,8 @@ def test_case_ids_are_unique() -> None:
 
 
 def test_every_finding_names_a_case() -> None:
-    missing = sorted(set(EXPECTED_FINDINGS) - {c.id for c in CASES})
+    proof_findings = {k for k in KNOWN_DISCREPANCIES if k.startswith("proof.")}
+    missing = sorted(proof_findings - {c.id for c in CASES})
     assert not missing, f"findings without a case: {missing}"
 
 

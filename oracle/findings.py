@@ -93,7 +93,7 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
         observed=(
             'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (NVRTC 13.5, sm_90a) accepts N = '
+            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
             '8..256 step 8 for SS, RS'),
     ),
     'witness.valid_n[wgmma/instruction_types:k32.f16.e4m3.e5m2]': Finding(
@@ -102,7 +102,7 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
         observed=(
             'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (NVRTC 13.5, sm_90a) accepts N = '
+            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
             '8..256 step 8 for SS, RS'),
     ),
     'witness.valid_n[wgmma/instruction_types:k32.f16.e5m2.e4m3]': Finding(
@@ -111,7 +111,7 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
         observed=(
             'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (NVRTC 13.5, sm_90a) accepts N = '
+            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
             '8..256 step 8 for SS, RS'),
     ),
     'witness.valid_n[wgmma/instruction_types:k32.f16.e5m2.e5m2]': Finding(
@@ -120,8 +120,71 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
         observed=(
             'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (NVRTC 13.5, sm_90a) accepts N = '
+            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
             '8..256 step 8 for SS, RS'),
+    ),
+    'proof.layout_injective[wgmma/canonical_layouts:K_SW32]': Finding(
+        explanation=(
+            "The PTX ISA's canonical K-major 32B layout ((8,m),(T,2k)):((2T,SBO),(1,T)) puts "
+            'row r 2 chunks (= 32 B, the swizzle row width) after row r-1 and chunk j of a row '
+            '16*j B after its start, for any k; once 2k*16 B exceeds 32 B (k > 1) chunk 2 of '
+            'row r is chunk 0 of row r+1, so the layout is not injective whatever SBO is. The '
+            'document bounds neither k nor the K extent of one descriptor; CUTLASS writes these '
+            'atoms with (T,2) chunks per instruction and advances the descriptor along K, which '
+            'stays within the bound.'),
+        observed=(
+            'K_SW32 is not injective for every k: its core is injective iff k <= 1 (2k*16 B <= '
+            '32 B, the swizzle row width) (f16, tf32, e4m3, b1); at k=2: K_SW32 f16 m=1 k=2 '
+            'LBO=0x0 SBO=0x0: (mn 1, k 0: row 1, chunk 0) and (mn 0, k 16: row 0, chunk 2) both '
+            'at 0x020; for m, k <= 3 (k within the bound), injective iff every repeat step '
+            "avoids the core's difference set (the same in bytes for f16, tf32, e4m3, b1); at "
+            'm=2, k=1: SBO not in (-256, 256) B'),
+    ),
+    'proof.layout_injective[wgmma/canonical_layouts:K_SW64]': Finding(
+        explanation=(
+            "The PTX ISA's canonical K-major 64B layout ((8,m),(T,2k)):((4T,SBO),(1,T)) puts "
+            'row r 4 chunks (= 64 B, the swizzle row width) after row r-1 and chunk j of a row '
+            '16*j B after its start, for any k; once 2k*16 B exceeds 64 B (k > 2) chunk 4 of '
+            'row r is chunk 0 of row r+1, so the layout is not injective whatever SBO is. The '
+            'document bounds neither k nor the K extent of one descriptor; CUTLASS writes these '
+            'atoms with (T,2) chunks per instruction and advances the descriptor along K, which '
+            'stays within the bound.'),
+        observed=(
+            'K_SW64 is not injective for every k: its core is injective iff k <= 2 (2k*16 B <= '
+            '64 B, the swizzle row width) (f16, tf32, e4m3, b1); at k=3: K_SW64 f16 m=1 k=3 '
+            'LBO=0x0 SBO=0x0: (mn 1, k 0: row 1, chunk 0) and (mn 0, k 32: row 0, chunk 4) both '
+            'at 0x040; for m, k <= 3 (k within the bound), injective iff every repeat step '
+            "avoids the core's difference set (the same in bytes for f16, tf32, e4m3, b1); at "
+            'm=2, k=1: SBO not in (-32, 32) + 64j for |j| <= 7 B'),
+    ),
+    'proof.layout_injective[wgmma/canonical_layouts:K_SW128]': Finding(
+        explanation=(
+            "The PTX ISA's canonical K-major 128B layout ((8,m),(T,2k)):((8T,SBO),(1,T)) puts "
+            'row r 8 chunks (= 128 B, the swizzle row width) after row r-1 and chunk j of a row '
+            '16*j B after its start, for any k; once 2k*16 B exceeds 128 B (k > 4) chunk 8 of '
+            'row r is chunk 0 of row r+1, so the layout is not injective whatever SBO is. The '
+            'document bounds neither k nor the K extent of one descriptor; CUTLASS writes these '
+            'atoms with (T,2) chunks per instruction and advances the descriptor along K, which '
+            'stays within the bound.'),
+        observed=(
+            'K_SW128 is not injective for every k: its core is injective iff k <= 4 (2k*16 B <= '
+            '128 B, the swizzle row width) (f16, tf32, e4m3, b1); at k=5: K_SW128 f16 m=1 k=5 '
+            'LBO=0x0 SBO=0x0: (mn 1, k 0: row 1, chunk 0) and (mn 0, k 64: row 0, chunk 8) both '
+            'at 0x090; for m, k <= 3 (k within the bound), injective iff every repeat step '
+            "avoids the core's difference set (the same in bytes for f16, tf32, e4m3, b1); at "
+            'm=2, k=1: SBO not in (-32, 32) + 128j for |j| <= 7 B'),
+    ),
+    'proof.example_injective[wgmma/worked_examples:fig167.K.32B.tf32]': Finding(
+        explanation=(
+            'PTX ISA Figure 167 (K-major, 32B swizzle, tf32) instantiates the canonical layout '
+            'with k=2: (T,2k):(1,T) spans four 16-byte chunks per row while rows are 2T '
+            'elements (32 B) apart, so (mn 0, k 8) -- row 0, chunk 2 -- and (mn 1, k 0) -- row '
+            '1, chunk 0 -- are both at byte 0x20. The 32B K-major layout is injective only for '
+            'k = 1 (see proof.layout_injective[wgmma/canonical_layouts:K_SW32]).'),
+        observed=(
+            'Figure 167 (K-major, 32B, tf32, k=2): (mn 0, k 8: row 0, chunk 2) and (mn 1, k 0: '
+            'row 1, chunk 0) both at 0x020: Swizzle<1,4,3> o ((8,2),(4,4)):((8,64),(1,4)) is '
+            'not injective'),
     ),
 }
 

@@ -183,25 +183,31 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
-    """Run the proofs only."""
+    """Run the proofs only: refuted and unknown first; exit 1 when any fails (unknown included)."""
     try:
         from ptxconf.oracle.proofs.cases import proof_cases
-    except ImportError:
-        raise UsageError("the proofs module is not available in this build") from None
+    except ImportError as exc:
+        raise UsageError(f"the proofs need z3-solver ({exc})") from None
+    from ptxconf.results import Status
+    from ptxconf.run import triage
+
     spec = _spec(args)
     rows = []
     for case in proof_cases(spec, timeout_s=args.timeout_s):
         if args.only and args.only not in case.id:
             continue
-        r = case.run()
-        rows.append({"id": r.id, "claim": r.check, "status": r.status.value,
-                     "counterexample": r.details.get("counterexample"), "seconds": r.seconds,
-                     "message": r.message})
-    order = {"refuted": 0, "unknown": 1, "proved": 2}
-    rows.sort(key=lambda x: order.get(x["status"], 3))
+        r = triage(case.run())
+        rows.append({"id": r.id, "claim": r.check,
+                     "status": r.details.get("proof_status", r.status.value),
+                     "result": r.status.value,
+                     "counterexample": r.details.get("counterexample"),
+                     "reproduce": r.details.get("reproduce"), "finding": r.details.get("finding"),
+                     "seconds": round(r.seconds, 4), "message": r.message})
+    order = {"error": 0, "unknown": 1, "refuted": 2, "proved": 3}
+    rows.sort(key=lambda x: order.get(x["status"], 4))
     text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
     _emit(args, {"results": rows}, text)
-    return 1 if any(x["status"] in ("unknown",) for x in rows) else 0
+    return 1 if any(Status(x["result"]).failing for x in rows) else 0
 
 
 def cmd_report(args: argparse.Namespace) -> int:

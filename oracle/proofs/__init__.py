@@ -3,8 +3,9 @@
 Entry point: `prove(claim, timeout_s=...)` -> `ProofResult`; claims come from
 `claims.all_claims(spec)`, cases for the check runner from `cases.proof_cases(spec,
 timeout_s=...)`, GPU probe inputs from `distinguish.distinguishing_probes(spec)`. Expected
-refutations and their explanations: `findings.EXPECTED_FINDINGS` (importable without z3, so
-this package imports the solver only when one of the names below is first used).
+refutations and their explanations live with every other known finding in
+`ptxconf.oracle.findings`. This package imports the solver only when one of the names below is
+first used.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
+from ptxconf.oracle import findings
 from ptxconf.oracle.checks import Case
-from ptxconf.oracle.proofs import findings
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
 from ptxconf.oracle.spec import Spec
@@ -35,9 +35,9 @@ def to_result(claim: Claim, pr: ProofResult) -> Result:
     details = {"proof_status": pr.status, "statement": pr.statement,
                "counterexample": pr.counterexample, "reproduce": pr.reproduce or None,
                "facts": pr.details}
-    why = findings.explain(claim.id)
-    if why is not None and pr.status == "refuted":
-        details["finding"] = why
+    known = findings.explain(claim.id)
+    if known is not None and pr.status == "refuted":
+        details["finding"] = known.explanation
     return Result(claim.id, f"proof.{claim.name}", status_of(claim, pr), pr.reason, details,
                   pr.seconds)
 
