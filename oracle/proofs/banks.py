@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import z3
+from ptxconf.oracle.banks import BANK_BYTES, BANKS
 from ptxconf.oracle.canonical import BITS_PER_BYTE
 from ptxconf.oracle.proofs import render
 from ptxconf.oracle.proofs.encode import BitForm, Encoder
@@ -25,9 +26,6 @@ from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Refuted, value
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec
 
-#: Shared-memory banks and their width (CUDA C++ Programming Guide, "Shared Memory").
-BANKS = 32
-BANK_BYTES = 4
 #: Bytes one tensor-core row access reads: a 16-byte chunk.
 ACCESS_BYTES = 16
 #: Rows of a core matrix.
