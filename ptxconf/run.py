@@ -55,7 +55,8 @@ def _optional_providers(opts: RunOptions) -> Iterator[Provider]:
     except ImportError:
         pass
     else:
-        yield Provider("proofs", lambda spec: proof_cases(spec, timeout_s=opts.proof_timeout_s))
+        yield Provider("proofs", lambda spec: proof_cases(spec, timeout_s=opts.proof_timeout_s),
+                       _z3_available)
     try:
         from ptxconf.gpu.witness import witness_available, witness_cases
     except ImportError:
@@ -70,6 +71,15 @@ def _optional_providers(opts: RunOptions) -> Iterator[Provider]:
                 yield Provider("gpu", lambda spec: (), lambda: (False, "gpu probes not built"))
         else:
             yield Provider("gpu", gpu_cases, gpu_available)
+
+
+def _z3_available() -> tuple[bool, str]:
+    """The proofs need z3-solver; without it they are skipped, with the reason."""
+    try:
+        import z3  # noqa: F401
+    except ImportError:
+        return False, "z3-solver is not installed (pip install z3-solver)"
+    return True, ""
 
 
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
