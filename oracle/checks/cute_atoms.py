@@ -21,13 +21,13 @@ from ptxconf.oracle.algebra.layout import Layout, image, to_function_table
 from ptxconf.oracle.algebra.notation import NotationError, parse
 from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.checks.fragments_checks import WGMMA_M
-from ptxconf.oracle.records import CuteLayout, RegisterFragment
+from ptxconf.oracle.records import CuteLayout, ElementType, RegisterFragment
 from ptxconf.oracle.spec import Spec
 
 from ptxconf.results import Status
 
 #: An atom name's architecture and shape: SM90_64x128x16_F16F16F16F16_TN -> SM90, 64, 128, 16.
-_ATOM_NAME = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)_")
+_ATOM_NAME = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)_(?P<types>[A-Z0-9]+)?")
 #: A domain comment: (T128,V64x8) -> (M64,K16).
 _COMMENT = re.compile(r"\(T(?P<t>\d+),V(?P<v>\d+(?:x\d+)*)\)\s*->\s*"
                       r"\((?P<r>[MNK])(?P<rows>\d+),(?P<c>[MNK])(?P<cols>\d+)\)")
@@ -41,7 +41,7 @@ def cases(spec: Spec) -> Iterator[Case]:
     """One case per CuteLayout row, then the cross-row and cross-document cases."""
     rows = spec.of(CuteLayout)
     for row in rows:
-        yield make_case("cute.layout", row.key, lambda row=row: _row(row))
+        yield make_case("cute.layout", row.key, lambda row=row: _row(spec, row))
     for row in rows:
         if row.role == "ThrID":
             yield make_case("cute.thread_count", row.key, lambda row=row: _thread_count(row, rows))
@@ -79,8 +79,19 @@ def _layout(row: CuteLayout) -> Layout:
     return layout
 
 
-def _row(row: CuteLayout) -> str:
-    """Parse, name, points and bijectivity of one row."""
+def _atom_types(spec: Spec, row: CuteLayout) -> None:
+    """The atom name's D/A/B/C types (F32F16F16F32) are element types of the spec."""
+    m = _ATOM_NAME.match(row.atom)
+    tokens = re.findall(r"[A-Z]+\d+", m["types"]) if m and m["types"] else []
+    known = {t.id for t in spec.of(ElementType)}
+    if len(tokens) != 4 or any(t.lower() not in known for t in tokens):
+        raise fail(f"{row.key}: atom {row.atom!r}: types {tokens} are not four element types "
+                   f"(D, A, B, C) of spec/wgmma/element_types.yaml")
+
+
+def _row(spec: Spec, row: CuteLayout) -> str:
+    """Parse, name, types, points and bijectivity of one row."""
+    _atom_types(spec, row)
     layout = _layout(row)
     rows, cols = row.codomain_mn
     for t, v, i, j, idx in row.points:
@@ -152,6 +163,9 @@ def _thread_count(thr_row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
     same = [r for r in rows if r.role != "ThrID" and _arch(r) == _arch(thr_row)]
     if not same:
         raise fail(f"{thr_row.key}: no layout of {_arch(thr_row)} to compare with")
+    if not any(r.atom == thr_row.atom for r in same):
+        raise fail(f"{thr_row.key}: no C/A/B layout belongs to atom {thr_row.atom}; a ThrID "
+                   f"describes the threads of an atom whose layouts the spec lists")
     for r in same:
         expect_equal(f"threads of {r.id}", n, _layout(r)[0].size(), source=thr_row.key,
                      witness=r.key)
