@@ -65,6 +65,8 @@ WMMA_GUARD_ELEMS = 64
 #: chunk row (the XOR's target bits) and whole 128-byte rows (its source bits).
 START_OFFSETS_BYTES = (16, 32, 64)
 ROW_STEP_BYTES = 128
+#: A start off both grids (one row and one chunk in): the base-offset readings all differ.
+MIXED_OFFSET_BYTES = ROW_STEP_BYTES + START_OFFSETS_BYTES[0]
 #: LBO values (bytes) tried where the document says LBO is "not used, assumed to be 1":
 #: 16 is the assumed 1; 0, a large and the largest encodable value are the probes.
 UNUSED_LBO_BYTES = (16, 0, 4096, 262128)
@@ -332,9 +334,12 @@ def _desc_args(spec: Spec) -> dict[str, int]:
     return {"desc_start_shift": f.encode_shift_bits, "desc_start_lsb": f.lsb_bits}
 
 
-def _desc(spec: Spec, lay: I.OperandLayout, base_offset: int = 0, lbo: int | None = None) -> int:
+def _desc(spec: Spec, lay: I.OperandLayout, base_offset: int = 0, lbo: int | None = None,
+          start: int = 0) -> int:
+    """The descriptor relative to the bytes handed to the probe (start: the operand's offset
+    into them); the kernel adds their shared-memory address."""
     return descriptor_format(spec).encode(
-        start_address_bytes=0, lbo_bytes=lay.lbo_bytes if lbo is None else lbo,
+        start_address_bytes=start, lbo_bytes=lay.lbo_bytes if lbo is None else lbo,
         sbo_bytes=lay.sbo_bytes, swizzle=lay.swizzle, base_offset=base_offset)
 
 
@@ -354,18 +359,32 @@ def _round_up(x: int, to: int) -> int:
     return -(-x // to) * to
 
 
-def _image(spec: Spec, vals: np.ndarray, lay: I.OperandLayout, size: int | None = None,
-           raw: bool = False) -> bytes:
-    """Operand bytes: values placed by the layout's offsets, then GUARD_BYTES of zeros."""
+def _placed(spec: Spec, vals: np.ndarray, lay: I.OperandLayout, size: int = 0,
+            raw: bool = False) -> tuple[bytes, int]:
+    """Operand bytes with the values placed by the layout's offsets, then GUARD_BYTES of zeros,
+    and the lead: how many bytes before the operand start the bytes begin (a swizzle acting on
+    an unaligned start's absolute address can put an element before the start)."""
     bits = I.element_bits(spec, lay.dtype)
     offs = I.offsets(spec, lay)
     if not I.offsets_injective(offs):
         raise ValueError(f"{lay.atom} {lay.dtype} LBO={lay.lbo_bytes} SBO={lay.sbo_bytes}: two "
                          "elements share an address")
+    unit = I.BITS_PER_BYTE if bits < I.BITS_PER_BYTE else 1
+    lead = _round_up(max(0, -int(offs.min()) // unit), 16) if offs.size else 0
+    offs = offs + lead * unit
     raw_bits = vals if raw else I.encode(spec, lay.dtype, vals)
     need = I.footprint_bytes(offs, bits)
-    total = _round_up(max(need, size or 0), 16) + GUARD_BYTES
-    return I.place(raw_bits, offs, bits, total).tobytes()
+    total = _round_up(max(need, size + lead), 16) + GUARD_BYTES
+    return I.place(raw_bits, offs, bits, total).tobytes(), lead
+
+
+def _image(spec: Spec, vals: np.ndarray, lay: I.OperandLayout, size: int = 0,
+           raw: bool = False) -> bytes:
+    """Operand bytes from the operand start (ValueError if an element sits before it)."""
+    img, lead = _placed(spec, vals, lay, size, raw)
+    if lead:
+        raise ValueError(f"{lay.atom}: elements {lead} B before the operand start")
+    return img
 
 
 def _a_regs(spec: Spec, v: WgmmaVariant, raw: np.ndarray) -> np.ndarray:
@@ -422,25 +441,36 @@ def _run_product(sess: Session, v: WgmmaVariant, a: np.ndarray, b: np.ndarray,
                  a_lay: I.OperandLayout, b_lay: I.OperandLayout, *,
                  a_place: I.OperandLayout | None = None, b_place: I.OperandLayout | None = None,
                  a_base_offset: int = 0, b_base_offset: int = 0, a_offset: int = 0,
-                 b_offset: int = 0, lbo: int | None = None, size: int = 0) -> list[Any]:
+                 b_offset: int = 0, lbo: int | None = None, a_size: int = 0,
+                 b_size: int = 0) -> list[Any]:
     """One launch: A and B placed by a_place/b_place (default: the descriptors' layouts),
     each starting a_offset/b_offset bytes into its region, with the base-offset fields given."""
     spec = sess.spec
+    a_lead = 0
     if v.a_from_regs:
         a_in: bytes | np.ndarray = _a_regs(spec, v, I.encode(spec, v.atype, a))
         a_desc = None
     else:
-        a_in = _image(spec, a, a_place or a_lay, size)
-        a_desc = _desc(spec, a_lay, a_base_offset, lbo)
-    b_img = _image(spec, b, b_place or b_lay, size)
-    kw = _launch(spec, v, a_in, b_img, a_desc, _desc(spec, b_lay, b_base_offset, lbo),
-                 smem_a_offset_bytes=a_offset, smem_b_offset_bytes=b_offset)
-    return sess.run_wgmma(v, [kw])
+        a_in, a_lead = _placed(spec, a, a_place or a_lay, a_size)
+        a_desc = _desc(spec, a_lay, a_base_offset, lbo, start=a_lead)
+    b_img, b_lead = _placed(spec, b, b_place or b_lay, b_size)
+    if a_lead > a_offset or b_lead > b_offset:
+        raise ValueError(f"elements before the region start (A {a_lead} B before +{a_offset}, "
+                         f"B {b_lead} B before +{b_offset})")
+    kw = _launch(spec, v, a_in, b_img, a_desc,
+                 _desc(spec, b_lay, b_base_offset, lbo, start=b_lead),
+                 smem_a_offset_bytes=a_offset - a_lead, smem_b_offset_bytes=b_offset - b_lead)
+    dumps = sess.run_wgmma(v, [kw])
+    _check_starts(dumps[0], a_offset - a_lead, b_offset - b_lead)
+    return dumps
 
 
-def _check_starts(dump: Any, offset: int) -> None:
-    for what, addr in (("A", dump.a_start_address), ("B", dump.b_start_address)):
-        if addr is not None and (addr - offset) % REGION_ALIGN_BYTES:
+def _check_starts(dump: Any, a_offset: int, b_offset: int | None = None) -> None:
+    """Each operand's region starts on REGION_ALIGN_BYTES, as the layouts' phase assumes."""
+    b_offset = a_offset if b_offset is None else b_offset
+    for what, addr, off in (("A", dump.a_start_address, a_offset),
+                            ("B", dump.b_start_address, b_offset)):
+        if addr is not None and (addr - off) % REGION_ALIGN_BYTES:
             raise fail(f"{what} starts at {addr:#x}: its region is not {REGION_ALIGN_BYTES}-byte "
                        "aligned, so the layouts' swizzle phase is not what the host assumed",
                        smem_base_address=hex(dump.smem_base_address))
@@ -694,19 +724,29 @@ def _try_readings(sess: Session, v: WgmmaVariant, key: str, a_lay: I.OperandLayo
     spec = sess.spec
     a, b, want = _product(spec, v, key)
     out: dict[str, str] = {}
+    seen: dict[tuple[Any, ...], str] = {}
+
+    def reach(*lays: I.OperandLayout) -> int:
+        return max(I.footprint_bytes(I.offsets(spec, x), I.element_bits(spec, x.dtype))
+                   for x in lays)
+
     for name, (a_change, b_change) in readings.items():
         a_place = replace(a_lay, **a_change)
         b_place = replace(b_lay, **b_change)
+        placed = tuple(I.offsets(spec, x).tobytes() for x in (a_place, b_place))
+        if placed in seen:  # the same placement as an earlier reading: the same answer
+            out[name] = seen[placed]
+            continue
         for lay in (a_place, b_place):
             if not I.offsets_injective(I.offsets(spec, lay)):
                 out[name] = f"not placeable: {lay.atom} puts two elements at one address"
                 break
         else:
-            size = max(I.footprint_bytes(I.offsets(spec, x), I.element_bits(spec, x.dtype))
-                       for x in (a_lay, b_lay, a_place, b_place))
             dump = _run_product(sess, v, a, b, a_lay, b_lay, a_place=a_place, b_place=b_place,
-                                size=size, **kw)[0]
+                                a_size=reach(a_lay, a_place), b_size=reach(b_lay, b_place),
+                                **kw)[0]
             out[name] = _agreement(spec, v, dump, want)[1]
+        seen[placed] = out[name]
     return out
 
 
@@ -721,6 +761,12 @@ def _merge(into: dict[str, str], outcome: dict[str, str]) -> None:
             into[r] = o
 
 
+#: A model of the base-offset field fitted by the probes (not one of the oracle's readings):
+#: the swizzle acts on the address minus (field << address_shift_bits).
+FIELD_MODEL = "absolute_minus_field"
+FIELD_MODEL_TEXT = "swizzle(start + offset - (field << 7))"
+
+
 def _start_sweep(sess: Session, v: WgmmaVariant, key: str, a_lay: I.OperandLayout,
                  b_lay: I.OperandLayout, rule: BaseOffsetRule, offset: int,
                  with_field: bool) -> tuple[dict[str, str], int]:
@@ -728,12 +774,18 @@ def _start_sweep(sess: Session, v: WgmmaVariant, key: str, a_lay: I.OperandLayou
     unchanged (the same K permutation of A's and B's rows), so each moves alone."""
     field_value = _base_offset_field(rule, offset) if with_field else 0
     phase = offset % rule.repeat_bytes
+    shifted = (offset - (field_value << rule.address_shift_bits)) % rule.repeat_bytes
     merged: dict[str, str] = {}
     for which in ("A", "B"):
-        moved = {"base_offset_bytes": phase}
         still = {"base_offset_bytes": 0}
-        absolute = (moved, still) if which == "A" else (still, moved)
-        readings = {"absolute": absolute, "relative": (still, still)}
+
+        def moved(bytes_: int, which: str = which, still: Change = still
+                  ) -> tuple[Change, Change]:
+            m = {"base_offset_bytes": bytes_}
+            return (m, still) if which == "A" else (still, m)
+
+        readings = {"absolute": moved(phase), "relative": (still, still),
+                    FIELD_MODEL: moved(shifted)}
         kw = ({"a_offset": offset, "a_base_offset": field_value} if which == "A"
               else {"b_offset": offset, "b_base_offset": field_value})
         _merge(merged, _try_readings(sess, v, f"{key}.{which}", a_lay, b_lay, readings, **kw))
@@ -755,23 +807,30 @@ def _verdict(h_name: str, documented: str, outcome: dict[str, str], what: str,
                 "silicon"), details
     if agree:
         raise discrepancy(f"{what}: silicon follows {agree}, not the documented reading "
-                          f"'{documented}' ({outcome[documented]})", **details)
+                          f"'{documented}'", **details)
     raise fail(f"{what}: silicon follows no reading of {h_name}: {outcome}", **details)
 
 
 def _start_body(p: Probe, swizzle: str, offset: int, with_field: bool, key: str) -> Body:
+    """An observation: which readings of the base-offset rule silicon's D agrees with."""
+
     def body(sess: Session) -> tuple[str, dict[str, Any]]:
         spec, v = sess.spec, p.variant
         a_lay, b_lay = _layouts(spec, v, p.major, swizzle)
         rule = _rule(spec, swizzle)
         outcome, field_value = _start_sweep(sess, v, key, a_lay, b_lay, rule, offset,
                                             with_field)
+        agree = sorted(r for r, o in outcome.items() if o == "agrees")
         details = {"kernel": v.kernel_name, "start_offset_bytes": offset,
                    "swizzle_repeat_bytes": rule.repeat_bytes, "base_offset_field": field_value,
+                   "readings": outcome, "silicon_followed": agree or None,
+                   "model": f"{FIELD_MODEL}: {FIELD_MODEL_TEXT}",
                    "A": _lay_details(a_lay), "B": _lay_details(b_lay)}
-        return _verdict(hypotheses.BASE_OFFSET.name, hypotheses.BASE_OFFSET.documented, outcome,
-                        f"A, then B, start {offset} B past a {rule.repeat_bytes}-B repeat, "
-                        f"base-offset field {field_value}", details)
+        what = (f"A, then B, start {offset} B past a {rule.repeat_bytes}-B repeat, base-offset "
+                f"field {field_value}")
+        if not agree:
+            raise fail(f"{what}: silicon follows no reading: {outcome}", **details)
+        return f"{what}: silicon follows {agree}", details
 
     return body
 
@@ -996,27 +1055,59 @@ def _hyp_k_lbo(probes: list[tuple[Probe, str]]) -> Body:
     return body
 
 
+_GROUPS = {(False, True): "field 0", (False, False): "field 0",
+           (True, True): "field per rule, start on a 128-B row",
+           (True, False): "field per rule, start inside a 128-B row"}
+
+
 def _hyp_base_offset(probes: list[tuple[Probe, str]]) -> Body:
+    """Unaligned starts with the base-offset field 0 and set per the rule, judged apart."""
+
     def body(sess: Session) -> tuple[str, dict[str, Any]]:
         spec = sess.spec
         h = hypotheses.BASE_OFFSET
         per_probe: dict[str, Any] = {}
-        merged: dict[str, str] = {}
+        groups: dict[str, dict[str, str]] = {g: {} for g in dict.fromkeys(_GROUPS.values())}
         for p, sw in probes:
             v = p.variant
             rule = _rule(spec, sw)
             a_lay, b_lay = _layouts(spec, v, p.major, sw)
-            for offset in (START_OFFSETS_BYTES[0], ROW_STEP_BYTES, rule.repeat_bytes // 2):
+            for offset in (START_OFFSETS_BYTES[0], ROW_STEP_BYTES, MIXED_OFFSET_BYTES,
+                           rule.repeat_bytes // 2):
                 for with_field in (False, True):
-                    outcome, field_value = _start_sweep(
+                    field_value = _base_offset_field(rule, offset) if with_field else 0
+                    if with_field and not field_value:
+                        continue
+                    outcome, _ = _start_sweep(
                         sess, v, f"hyp.base.{v.kernel_name}.{sw}.{offset}", a_lay, b_lay, rule,
                         offset, with_field)
                     per_probe[f"{v.ptx_name}:{b_lay.atom}:+{offset}:field={field_value}"] = outcome
-                    _merge(merged, outcome)
+                    group = _GROUPS[(bool(field_value), offset % ROW_STEP_BYTES == 0)]
+                    _merge(groups[group], outcome)
         proof, proof_merged = _proof_runs(sess, h.name)
-        _merge(merged, proof_merged)
-        return _verdict(h.name, h.documented, merged, "unaligned operand start", {
-            "probes": per_probe, "proof_probes": proof})
+        _merge(groups["field 0"], proof_merged)
+        followed = {g: sorted(r for r, o in out.items() if o == "agrees")
+                    for g, out in groups.items()}
+        details = {"probes": per_probe, "proof_probes": proof, "readings": groups,
+                   "silicon_followed": followed, "documented": h.documented,
+                   "hypothesis": h.name, "model": f"{FIELD_MODEL}: {FIELD_MODEL_TEXT}"}
+        official = {g: [r for r in agree if r in h.readings] for g, agree in followed.items()}
+        if all(h.documented in agree for agree in official.values()):
+            if any(len(agree) > 1 for agree in official.values()):
+                details["_status"] = Status.UNKNOWN
+                return (f"unaligned operand start: the probes do not distinguish: {official}",
+                        details)
+            return ("unaligned operand start: silicon follows the documented reading "
+                    f"'{h.documented}' with the base-offset field 0 and set per the rule"), details
+        fits = all(FIELD_MODEL in agree for agree in followed.values())
+        text = "; ".join(f"{g}: {official[g] or 'neither reading'}" for g in official)
+        if fits:
+            raise discrepancy(
+                f"unaligned operand start ({text}): the base-offset field is not only "
+                f"informative, it moves the swizzle phase; {FIELD_MODEL_TEXT} fits every probe",
+                **details)
+        raise fail(f"unaligned operand start ({text}): no reading, and not {FIELD_MODEL_TEXT}, "
+                   "fits every probe", **details)
 
     return body
 
@@ -1242,7 +1333,9 @@ def _wmma_store_body(v: WmmaVariant, mem_layout: str) -> Body:
 
 
 def _wmma_align_body(v: WmmaVariant, kind: str) -> Body:
-    """A pointer or stride the alignment rule forbids: a clear error or a right answer."""
+    """A pointer or stride the alignment rule forbids: the oracle's rule rejects it with a clear
+    message (the harness never takes such a load as an answer); what silicon did with it
+    (a fault, the right elements, or silently wrong ones) is recorded."""
 
     def body(sess: Session) -> tuple[str, dict[str, Any]]:
         from ptxconf.oracle.wmma import check_alignment
@@ -1272,23 +1365,27 @@ def _wmma_align_body(v: WmmaVariant, kind: str) -> Body:
             raise fail(f"{example[0].key} says the fragment is {example[0].fragment_bytes} B; "
                        f"the compiled fragment is {fb} B", **details)
         if verdict.ok:
-            return (f"pointer +{offset} B, ldm {ld}: the rule allows it (nothing to probe)",
-                    details)
+            details["_status"] = Status.SKIP
+            return (f"pointer +{offset} B, ldm {ld}: the rule allows it; with {fb}-B fragments "
+                    f"of {bits}-bit elements no {kind} breaks the rule", details)
         got = _wmma_load(sess, v, ld, v.layout or "row", offset_bytes=offset)
+        head = f"the rule rejects it ({verdict.message})"
         if not isinstance(got, WmmaLoad):
-            details["silicon"] = got.error
-            if got.error_kind in ("cuda", "crash", "timeout"):
-                return (f"rule: {verdict.message}; silicon: clear error ({got.error})"), details
-            raise fail(f"{v.kernel_name}: misaligned load failed unclearly: {got.error}",
-                       **details)
-        same = np.array_equal(got.cells, ref.cells) if ld == ld0 else bool(
-            np.all(got.cells[..., 0] >= 0))
-        details["silicon"] = "loaded" + (" the right elements" if same else " WRONG elements")
-        if not same:
-            raise fail(f"{v.kernel_name}: a misaligned load ({verdict.message}) silently loaded "
-                       "wrong elements", **details)
-        return (f"rule: {verdict.message}; silicon tolerated it and loaded the right elements "
-                "(the rule is stricter than this device)"), details
+            details["silicon"] = f"{got.error_kind}: {got.error}"
+            if got.error_kind not in ("cuda", "crash", "timeout"):
+                raise fail(f"{v.kernel_name}: the probe failed outside CUDA: {got.error}",
+                           **details)
+            return f"{head}; silicon: {got.error}", details
+        wrong = int((got.cells != ref.cells).any(axis=-1).sum())
+        details["silicon"] = ("loaded the right elements" if not wrong else
+                              f"loaded {wrong} of {ref.cells.shape[0] * ref.cells.shape[1]} "
+                              "fragment elements from the wrong place, silently")
+        details["silicon_map"] = I.fingerprint(got.cells)
+        if wrong:
+            return (f"{head}; silicon: no error, {wrong} fragment elements silently wrong (the "
+                    "rule is what stands between this input and a wrong answer)"), details
+        return (f"{head}; silicon tolerated it and loaded the right elements (the rule is "
+                "stricter than this device)"), details
 
     return body
 
@@ -1371,7 +1468,7 @@ def _cases(spec: Spec, sess_ref: Callable[[], Session]) -> Iterator[Case]:
         for sw in ("32B", "64B", "128B"):
             pr = _probe(spec, f16.id, 1, major=major)
             rule = _rule(spec, sw)
-            offsets = sorted({*START_OFFSETS_BYTES,
+            offsets = sorted({*START_OFFSETS_BYTES, MIXED_OFFSET_BYTES,
                               *range(ROW_STEP_BYTES, rule.repeat_bytes, ROW_STEP_BYTES)})
             for off in offsets:
                 for with_field in (False, True):

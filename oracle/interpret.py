@@ -296,9 +296,11 @@ def compact_strides(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
 def separated_strides(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
                       k: int) -> tuple[int, int]:
     """(lbo_bytes, sbo_bytes) far enough apart that swapping the two fields' roles still
-    places every element at an address of its own: LBO one repeat, SBO past every LBO step."""
+    places every element at an address of its own: LBO one repeat, SBO past every step of
+    either (i * LBO + j * SBO and i * SBO + j * LBO are then distinct for i, j below both
+    step counts)."""
     n_lbo, n_sbo, span = stride_steps(spec, dtype, major, swizzle, mn, k)
-    return span, span * max(n_lbo, 1) * max(n_sbo, 1) + span
+    return span, span * max(n_lbo, n_sbo)
 
 
 def offsets_injective(offs: np.ndarray) -> bool:
