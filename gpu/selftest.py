@@ -27,33 +27,17 @@ ONES_SBO_BYTES = 256
 ONES_A_BYTES = 4096
 ONES_B_BYTES = 16384
 
-# Exponent and mantissa widths of the float element types as stored (IEEE 754, the FP8
-# formats; tf32 sits in a 32-bit container laid out as f32, its low mantissa bits unused).
-_FLOAT_FIELDS = {"f16": (5, 10), "bf16": (8, 7), "tf32": (8, 23), "f32": (8, 23),
-                 "e4m3": (4, 3), "e5m2": (5, 2)}
-_INTEGER = frozenset({"s8", "u8", "s32"})
-
-
 def one_bits(dtype: str) -> int:
     """The bit pattern of the value 1 in an element type (b1: the set bit)."""
-    if dtype in _FLOAT_FIELDS:
-        exp_bits, man_bits = _FLOAT_FIELDS[dtype]
-        bias = (1 << (exp_bits - 1)) - 1
-        return bias << man_bits  # sign 0, exponent = bias, mantissa 0
-    if dtype in _INTEGER or dtype == "b1":
-        return 1
-    raise ValueError(f"{dtype}: no encoding of 1 known here")
+    return value_bits(dtype, 1)
 
 
 def value_bits(dtype: str, value: int) -> int:
-    """The bit pattern of a small non-negative integer in an accumulator type."""
-    if dtype == "s32":
-        return value
-    if dtype == "f32":
-        return int(np.array(value, dtype=np.float32).view(np.uint32))
-    if dtype == "f16":
-        return int(np.array(value, dtype=np.float16).view(np.uint16))
-    raise ValueError(f"{dtype}: not an accumulator type")
+    """The bit pattern of a small integer in an element type (ptxconf.oracle.interpret)."""
+    from ptxconf.oracle.interpret import encode
+    from ptxconf.oracle.spec import default_spec
+
+    return int(encode(default_spec(), dtype, [value])[0])
 
 
 def fill_word(dtype: str, pattern: int) -> int:
