@@ -79,3 +79,19 @@ def test_b1_offsets_are_in_bits() -> None:
 def test_operand_that_does_not_tile_is_a_clear_error() -> None:
     with pytest.raises(ValueError, match="does not tile"):
         smem_offsets(default_spec(), SmemQuery("f16", "K", "128B", 8, 12, 16, 1024))
+
+
+@pytest.mark.parametrize("swizzle", ["32B", "64B", "128B"])
+@pytest.mark.parametrize("field", [1, 3])
+def test_base_offset_field_moves_the_phase(swizzle: str, field: int) -> None:
+    # H100 evidence (reports/evidence/h100): a start on a 128-B row with the field set per the
+    # PTX rule reads as if the pattern restarted at the start; field 0 keeps absolute bits.
+    spec = default_spec()
+    width = int(swizzle[:-1])
+    base = dict(dtype="f16", major="K", swizzle=swizzle, mn=8, k=width // 2, lbo_bytes=16,
+                sbo_bytes=8 * width)
+    start = field * 128
+    aligned = smem_offsets(spec, SmemQuery(**base))
+    with_field = smem_offsets(spec, SmemQuery(**base, base_offset_bytes=start % (8 * width),
+                                              base_offset_field=field))
+    assert with_field == aligned

@@ -15,7 +15,7 @@ from ptxconf.oracle import hypotheses
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import Swizzle
-from ptxconf.oracle.records import CanonicalLayout, atom_name
+from ptxconf.oracle.records import BaseOffsetRule, CanonicalLayout, atom_name
 from ptxconf.oracle.spec import Spec
 
 #: The width every element type is normalized to.
@@ -79,6 +79,7 @@ class SmemQuery:
     base_offset_bytes: int = 0
     swizzle_unit: str = "bytes"
     mn_lbo_sbo_roles: str = "as_documented"
+    base_offset_field: int = 0
 
 
 def bytes_to_elems(value_bytes: int, bits: int, what: str) -> int:
@@ -127,10 +128,27 @@ def swizzled_offset(elem_offset: int, bits: int, swz: Swizzle, swizzle_unit: str
     return off_bits // BITS_PER_BYTE if bits % BITS_PER_BYTE == 0 else off_bits
 
 
+def swizzle_phase_bytes(spec: Spec, q: SmemQuery) -> int:
+    """Where in its repeat the swizzle pattern starts for this operand, in bytes.
+
+    The start's offset within the repeat (base_offset_bytes), moved back by the descriptor's
+    base-offset field (field << address_shift_bits): the H100 reading "field_moves_phase";
+    with the field 0 it is the documented "absolute" reading.
+    """
+    if q.base_offset_field == 0 or q.swizzle == "none":
+        return q.base_offset_bytes
+    rule = next(r for r in spec.of(BaseOffsetRule) if r.swizzle == q.swizzle)
+    if not 0 <= q.base_offset_field <= rule.mask:
+        raise ValueError(f"base-offset field {q.base_offset_field}: expected 0..{rule.mask}")
+    return (q.base_offset_bytes - (q.base_offset_field << rule.address_shift_bits)) \
+        % rule.repeat_bytes
+
+
 def smem_offsets(spec: Spec, q: SmemQuery) -> list[list[int]]:
     """offsets[i][j]: where the tensor core reads element (mn=i, k=j), from the descriptor start."""
     layout, swz, bits = element_layout(spec, q)
-    return [[swizzled_offset(layout((i, j)), bits, swz, q.swizzle_unit, q.base_offset_bytes)
+    phase = swizzle_phase_bytes(spec, q)
+    return [[swizzled_offset(layout((i, j)), bits, swz, q.swizzle_unit, phase)
              for j in range(q.k)] for i in range(q.mn)]
 
 
@@ -144,5 +162,6 @@ def smem_offsets_query(spec: Spec, q: SmemQuery) -> dict[str, Any]:
         "offsets": smem_offsets(spec, q),
         "layout_elems": f"{swz} o {layout}",
         "hypotheses": {"swizzle_unit": q.swizzle_unit, "mn_lbo_sbo_roles": q.mn_lbo_sbo_roles,
-                       "base_offset": "absolute"},
+                       "base_offset": "absolute" if q.base_offset_field == 0
+                       else "field_moves_phase"},
     }

@@ -186,6 +186,20 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             'row 1, chunk 0) both at 0x020: Swizzle<1,4,3> o ((8,2),(4,4)):((8,64),(1,4)) is '
             'not injective'),
     ),
+    'gpu.hypothesis[base_offset]': Finding(
+        explanation=(
+            "The PTX ISA (Matrix Descriptor Format) gives the base-offset field's value, "
+            "(start >> 7) & 7, for a start not aligned to the swizzle repeat, but not its effect; "
+            "the oracle's documented reading takes the field as informative. On an H100 the "
+            "hardware swizzles start + offset - (field << 7): with the field 0 the pattern follows "
+            "absolute address bits, with the field per the rule it restarts at the 128-B row "
+            "holding the start (reading field_moves_phase; reports/evidence/h100)."),
+        observed=(
+            "unaligned operand start (field 0: ['absolute']; field per rule, start on a 128-B "
+            "row: ['relative']; field per rule, start inside a 128-B row: neither reading): the "
+            "base-offset field is not only informative, it moves the swizzle phase; "
+            "swizzle(start + offset - (field << 7)) fits every probe"),
+    ),
 }
 
 

@@ -55,10 +55,13 @@ K_SWIZZLED_LBO = Hypothesis(
 BASE_OFFSET = Hypothesis(
     name="base_offset",
     question="When the operand start is not aligned to the swizzle repeat, does the swizzle "
-             "act on the absolute address (base offset field only informative), or on the "
-             "address relative to the start, phase-corrected by the base-offset field?",
+             "act on the absolute address (base offset field only informative), on the "
+             "address relative to the start, or on the address moved by the base-offset field?",
     readings={"absolute": "swizzle(start + offset): the pattern follows absolute address bits",
-              "relative": "start + swizzle(offset): the pattern restarts at the operand start"},
+              "relative": "start + swizzle(offset): the pattern restarts at the operand start",
+              "field_moves_phase": "swizzle(start + offset - (field << 7)): the descriptor's "
+                                   "base-offset field moves the swizzle phase (fitted to every "
+                                   "H100 probe; reports/evidence/h100)"},
     documented="absolute",
 )
 

@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--sbo", type=_int, required=True, help="stride byte offset, bytes")
     so.add_argument("--base-offset", type=_int, default=0,
                     help="operand start address modulo the swizzle repeat, bytes")
+    so.add_argument("--base-offset-field", type=_int, default=0,
+                    help="the descriptor's 3-bit base-offset field (moves the swizzle phase)")
     so.add_argument("--swizzle-unit", choices=("bytes", "elements"), default="bytes",
                     help="hypothesis: the unit the swizzle acts on (default: bytes)")
     so.add_argument("--json", action="store_true")
@@ -132,7 +134,8 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         from ptxconf.oracle.canonical import SmemQuery, smem_offsets_query
 
         q = SmemQuery(args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo, args.sbo,
-                      args.base_offset, args.swizzle_unit)
+                      args.base_offset, args.swizzle_unit,
+                      base_offset_field=args.base_offset_field)
         out = smem_offsets_query(spec, q)
         text = "\n".join(" ".join(f"{v:#06x}" for v in row) for row in out["offsets"])
         _emit(args, out, f"# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
