@@ -27,14 +27,16 @@ from ptxconf.oracle.spec import Spec
 from ptxconf.results import Status
 
 #: An atom name's architecture and shape: SM90_64x128x16_F16F16F16F16_TN -> SM90, 64, 128, 16.
-_ATOM_NAME = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+)x(?P<k>\d+)_(?P<types>[A-Z0-9]+)?")
+_ATOM_NAME = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+|N)x(?P<k>\d+)_(?P<types>[A-Z0-9]+)?")
+#: A row id's prefix names the atom too: SM70_8x8x4.CLayout.f32, SM90_64x8.CLayout, SM90_64xNx16...
+_ID_PREFIX = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+|N)(?:x(?P<k>\d+))?\.")
+#: Threads of a warp: a ThrID's codomain is the warp(s) its logical threads live in.
+WARP_THREADS = 32
 #: A domain comment: (T128,V64x8) -> (M64,K16).
 _COMMENT = re.compile(r"\(T(?P<t>\d+),V(?P<v>\d+(?:x\d+)*)\)\s*->\s*"
                       r"\((?P<r>[MNK])(?P<rows>\d+),(?P<c>[MNK])(?P<cols>\d+)\)")
 #: The codomain each role's index encodes: (rows, cols) as letters of the atom's M, N, K.
 ROLE_CODOMAIN = {"CLayout": ("m", "n"), "ALayout": ("m", "k"), "BLayout": ("n", "k")}
-#: The K of the accumulator rows the SM90 CLayouts are compared with (the atoms are x16).
-SM90_K = 16
 
 
 def cases(spec: Spec) -> Iterator[Case]:
@@ -51,16 +53,22 @@ def cases(spec: Spec) -> Iterator[Case]:
         if row.role == "CLayout" and _arch(row) == "SM90":
             yield make_case("cute.clayout_repeat", row.key,
                             lambda row=row: _clayout_repeat(spec, row))
-            for frag in _accumulators(spec):
+            for frag in _accumulators(spec, _atom_k(row)):
                 yield make_case("cute.clayout_vs_fragment", f"{row.key}~{frag.key}",
                                 lambda row=row, frag=frag: _clayout_vs_fragment(row, frag))
         if row.role == "ALayout" and _arch(row) == "SM90":
             yield make_case("cute.ss_alayout", row.key, lambda row=row: _ss_alayout(spec, row))
 
 
-def _accumulators(spec: Spec) -> tuple[RegisterFragment, ...]:
-    """The register-fragment D rows at the SM90 atoms' K."""
-    return tuple(f for f in spec.of(RegisterFragment) if f.operand == "D" and f.k_elems == SM90_K)
+def _atom_k(row: CuteLayout) -> int:
+    """The K the row's atom name states (0 when the name does not read)."""
+    m = _ATOM_NAME.match(row.atom)
+    return int(m["k"]) if m else 0
+
+
+def _accumulators(spec: Spec, k: int) -> tuple[RegisterFragment, ...]:
+    """The register-fragment D rows at an atom's K."""
+    return tuple(f for f in spec.of(RegisterFragment) if f.operand == "D" and f.k_elems == k)
 
 
 def _arch(row: CuteLayout) -> str:
@@ -92,6 +100,7 @@ def _atom_types(spec: Spec, row: CuteLayout) -> None:
 def _row(spec: Spec, row: CuteLayout) -> str:
     """Parse, name, types, points and bijectivity of one row."""
     _atom_types(spec, row)
+    _name_matches_id(row)
     layout = _layout(row)
     rows, cols = row.codomain_mn
     for t, v, i, j, idx in row.points:
@@ -135,12 +144,25 @@ def _table(layout: Layout) -> list[int]:
     return table
 
 
+def _name_matches_id(row: CuteLayout) -> None:
+    """The arch and dimensions the row id spells equal those of its atom name."""
+    m, i = _ATOM_NAME.match(row.atom), _ID_PREFIX.match(row.id)
+    if m is None or i is None:
+        raise fail(f"{row.key}: atom {row.atom!r} / id {row.id!r} do not read as SM<arch>_<M>x<N>...")
+    for part in ("arch", "m", "n", "k"):
+        if i[part] is not None and i[part] != m[part]:
+            raise fail(f"{row.key}: the id says {part} {i[part]}, the atom name {row.atom} says "
+                       f"{m[part]}")
+
+
 def _name_codomain(row: CuteLayout) -> None:
     """The atom name's MxNxK must give the codomain of the row's role (STYLE: ids are facts)."""
     m = _ATOM_NAME.match(row.atom)
     if m is None or row.role not in ROLE_CODOMAIN:
         raise fail(f"{row.key}: atom name {row.atom!r} does not read as SM<arch>_<M>x<N>x<K>_...")
-    dims = {"m": int(m["m"]), "n": int(m["n"]), "k": int(m["k"])}
+    dims = {d: int(m[d]) for d in ("m", "n", "k") if m[d].isdigit()}
+    if any(d not in dims for d in ROLE_CODOMAIN[row.role]):
+        raise fail(f"{row.key}: a {row.role} needs {ROLE_CODOMAIN[row.role]} in the atom name")
     want = tuple(dims[d] for d in ROLE_CODOMAIN[row.role])
     expect_equal(f"{row.role} codomain (rows, cols)", tuple(row.codomain_mn), want,
                  source=row.key, witness=f"the atom name {row.atom}")
@@ -150,6 +172,9 @@ def _thrid(row: CuteLayout, layout: Layout) -> str:
     """A ThrID maps logical threads injectively into the threads of its codomain."""
     table = to_function_table(layout)
     bound = product(tuple(row.codomain_mn))
+    warps = -(-layout.cosize() // WARP_THREADS) * WARP_THREADS
+    expect_equal("ThrID codomain (threads, 1)", tuple(row.codomain_mn), (warps, 1), source=row.key,
+                 witness=f"the whole warps that {row.layout} reaches")
     if len(set(table)) != len(table):
         raise fail(f"{row.key}: ThrID {row.layout} maps two logical threads to one thread")
     if any(not 0 <= x < bound for x in table):
@@ -201,6 +226,9 @@ def _comment(row: CuteLayout) -> str:
 def _clayout_repeat(spec: Spec, row: CuteLayout) -> str:
     """An SM90 64xN CLayout equals the 64x8 atom repeated N/8 times along N (logical product)."""
     n = row.codomain_mn[1]
+    if not _accumulators(spec, _atom_k(row)):
+        raise fail(f"{row.key}: no accumulator rows at k{_atom_k(row)} (the atom's K) in the "
+                   "register-fragment table")
     derived = fragments.d_layout(spec, n)
     got = _layout(row)
     if _table(got) != _table(derived):
@@ -230,10 +258,11 @@ def _ss_alayout(spec: Spec, row: CuteLayout) -> str:
     if any(d != 0 for d in flatten(thr.stride)):
         raise fail(f"{row.key}: SS ALayout thread stride {thr.stride}, expected 0 (every thread "
                    "sees the whole tile)")
+    k_atom = _atom_k(row)
     k16 = sorted({f.k_elems for f in spec.of(RegisterFragment)
-                  if f.operand == "A" and f.k_elems == SM90_K})
+                  if f.operand == "A" and f.k_elems == k_atom})
     if not k16:
-        raise fail(f"no k{SM90_K} A row in the register-fragment table")
+        raise fail(f"{row.key}: no k{k_atom} A row in the register-fragment table")
     val_shape = tuple(val.shape) if isinstance(val.shape, tuple) else (val.shape,)
     expect_equal("value shape (M, K)", val_shape, (WGMMA_M, k16[0]), source=row.key,
                  witness=f"wgmma m{WGMMA_M} and the k{k16[0]} register-fragment rows",

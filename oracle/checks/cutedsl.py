@@ -123,6 +123,8 @@ def _tile(spec: Spec, ex: CuteDslExample) -> str:
     atom = parse(ex.atom)
     assert isinstance(atom, ComposedLayout)
     order = tuple(ex.order) if ex.order else None
+    if order is not None and sorted(order) != list(range(len(order))):
+        raise fail(f"order {order}: expected a permutation of the modes 0..{len(order) - 1}")
     built = tile_to_shape(atom, tuple(ex.target_shape), order)
     repeats = [t // s for t, s in zip(ex.target_shape, (atom.outer[0].size(), atom.outer[1].size()),
                                       strict=True)]
