@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ptxconf.oracle.checks import Case, discrepancy, fail, make_case
+from ptxconf.oracle.fragments import n_ranges
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec
 
@@ -100,27 +101,6 @@ def sweep(spec: Spec) -> Sweep:
     return _sweep(_rows_key(spec))
 
 
-def ranges(ns: tuple[int, ...] | list[int]) -> str:
-    """A sorted N set as runs: '8..32 step 8, 48..256 step 16'."""
-    ns = sorted(ns)
-    if not ns:
-        return "none"
-    parts, i = [], 0
-    while i < len(ns):
-        j = i
-        if i + 1 < len(ns):
-            step = ns[i + 1] - ns[i]
-            while j + 1 < len(ns) and ns[j + 1] - ns[j] == step:
-                j += 1
-        if j - i >= 2:
-            parts.append(f"{ns[i]}..{ns[j]} step {ns[i + 1] - ns[i]}")
-            i = j + 1
-        else:
-            parts.append(str(ns[i]))
-            i += 1
-    return ", ".join(parts)
-
-
 def _form_name(rs: bool, sat: bool) -> str:
     return ("RS" if rs else "SS") + (" .satfinite" if sat else "")
 
@@ -134,28 +114,28 @@ def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check b
         for rs, sat in itertools.product(FORMS, (False, True) if row.satfinite else (False,)):
             fam = (row.dtype, row.atype, row.btype, "rs" if rs else "ss", sat)
             accepted[_form_name(rs, sat)] = sw.accepted_n[fam]
-        details = {"accepted_n": {k: ranges(v) for k, v in accepted.items()},
+        details = {"accepted_n": {k: n_ranges(v) for k, v in accepted.items()},
                    "nvrtc": ".".join(map(str, sw.nvrtc)), "fragment": frag.key,
                    "sweep_seconds": round(sw.seconds, 2)}
         distinct = set(accepted.values())
         if len(distinct) != 1:
             raise fail(f"{row.key}: the forms disagree: " + "; ".join(
-                f"{k}: {ranges(v)}" for k, v in accepted.items()), **details)
+                f"{k}: {n_ranges(v)}" for k, v in accepted.items()), **details)
         got = next(iter(distinct))
         if expected is None:
             raise discrepancy(
                 f"{frag.key} lists no valid N (the PTX ISA's table is silent for "
                 f".{row.dtype} accumulators at k{row.k_elems}); the assembler (sm_90a) "
-                f"accepts N = {ranges(got)} for {', '.join(accepted)}", **details)
+                f"accepts N = {n_ranges(got)} for {', '.join(accepted)}", **details)
         missing = sorted(set(expected) - set(got))
         extra = sorted(set(got) - set(expected))
         if missing or extra:
             fam = (row.dtype, row.atype, row.btype, "ss", False)
             raise discrepancy(
-                f"{frag.key} lists N = {ranges(expected)}; the assembler rejects "
-                f"{ranges(missing)} and also accepts {ranges(extra)} "
+                f"{frag.key} lists N = {n_ranges(expected)}; the assembler rejects "
+                f"{n_ranges(missing)} and also accepts {n_ranges(extra)} "
                 f"(first rejection: {sw.first_rejection.get(fam)})", **details)
-        return (f"the assembler accepts exactly N = {ranges(got)} ({', '.join(accepted)}), "
+        return (f"the assembler accepts exactly N = {n_ranges(got)} ({', '.join(accepted)}), "
                 f"as {frag.key} lists")
 
     return body
@@ -205,4 +185,4 @@ def witness_cases(spec: Spec) -> Iterator[Case]:
         yield make_case(CHECK_TYPES, f"{file_stem}:k{k}", _types_body(spec, k))
 
 
-__all__ = ["Sweep", "ranges", "sweep", "witness_available", "witness_cases"]
+__all__ = ["Sweep", "sweep", "witness_available", "witness_cases"]

@@ -147,7 +147,7 @@ def resolve(name: str, spec: Spec | None = None) -> ResolvedInstr:
     valid_n, valid_from = valid_n_for(spec, itype)
     if ins.n not in valid_n:
         raise ValueError(f"{ins.name}: N={ins.n} is not a valid N for {itype.id} "
-                         f"(valid: {_ranges(valid_n)}, from {valid_from})")
+                         f"(valid: {n_ranges(valid_n)}, from {valid_from})")
     return ResolvedInstr(ins, itype, frag_a, frag_d, valid_n, valid_from)
 
 
@@ -192,9 +192,11 @@ def valid_n_for(spec: Spec, itype: InstructionType) -> tuple[tuple[int, ...], st
     return tuple(sorted(values)), f"{frag.key} states none; taken from {', '.join(sources)}"
 
 
-def _ranges(ns: Iterable[int]) -> str:
-    """A sorted N set summarized as runs: "8..32 step 8, 48..256 step 16"."""
+def n_ranges(ns: Iterable[int]) -> str:
+    """A sorted N set summarized as runs: "8..32 step 8, 48..256 step 16" ("none" if empty)."""
     ns = sorted(ns)
+    if not ns:
+        return "none"
     parts, i = [], 0
     while i < len(ns):
         j = i
