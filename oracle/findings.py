@@ -20,6 +20,19 @@ class Finding:
     observed: str
 
 
+
+#: One finding, four instruction rows: the k32 .f16-accumulator pairings of e4m3/e5m2.
+_K32_F16_VALID_N = Finding(
+    explanation=(
+        "PTX ISA 9.7.15.5.1.1.3 lists .f16 accumulators for m64nNk32 but its valid-N column "
+        "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
+    observed=(
+        'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
+        'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
+        '8..256 step 8 for SS, RS'),
+)
+
+
 KNOWN_DISCREPANCIES: dict[str, Finding] = {
     'worked_example.injective[wgmma/worked_examples:fig167.K.32B.tf32]': Finding(
         explanation=(
@@ -86,42 +99,6 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             "cute/mma_atoms:SM90_64xNx16.ALayout.SS: the comment '(T128,V64x8) -> (M64,K16)' "
             'says value shape (64, 8), the layout (128,(64,16)):(0,(1,64)) has value shape (64, '
             '16) (512 vs 1024 values per thread)'),
-    ),
-    'witness.valid_n[wgmma/instruction_types:k32.f16.e4m3.e4m3]': Finding(
-        explanation=(
-            "PTX ISA 9.7.15.5.1.1.3 lists .f16 accumulators for m64nNk32 but its valid-N column "
-            "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
-        observed=(
-            'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
-            '8..256 step 8 for SS, RS'),
-    ),
-    'witness.valid_n[wgmma/instruction_types:k32.f16.e4m3.e5m2]': Finding(
-        explanation=(
-            "PTX ISA 9.7.15.5.1.1.3 lists .f16 accumulators for m64nNk32 but its valid-N column "
-            "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
-        observed=(
-            'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
-            '8..256 step 8 for SS, RS'),
-    ),
-    'witness.valid_n[wgmma/instruction_types:k32.f16.e5m2.e4m3]': Finding(
-        explanation=(
-            "PTX ISA 9.7.15.5.1.1.3 lists .f16 accumulators for m64nNk32 but its valid-N column "
-            "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
-        observed=(
-            'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
-            '8..256 step 8 for SS, RS'),
-    ),
-    'witness.valid_n[wgmma/instruction_types:k32.f16.e5m2.e5m2]': Finding(
-        explanation=(
-            "PTX ISA 9.7.15.5.1.1.3 lists .f16 accumulators for m64nNk32 but its valid-N column "
-            "is blank for them; the assembler accepts the f32 set (N = 8..256 step 8)."),
-        observed=(
-            'wgmma/register_fragments:k32.D.f16 lists no valid N (the PTX ISA\'s table is silent '
-            'for .f16 accumulators at k32); the assembler (sm_90a) accepts N = '
-            '8..256 step 8 for SS, RS'),
     ),
     'proof.layout_injective[wgmma/canonical_layouts:K_SW32]': Finding(
         explanation=(
@@ -200,6 +177,8 @@ KNOWN_DISCREPANCIES: dict[str, Finding] = {
             "base-offset field is not only informative, it moves the swizzle phase; "
             "swizzle(start + offset - (field << 7)) fits every probe"),
     ),
+    **{f"witness.valid_n[wgmma/instruction_types:k32.f16.{a}.{b}]": _K32_F16_VALID_N
+       for a in ("e4m3", "e5m2") for b in ("e4m3", "e5m2")},
 }
 
 
