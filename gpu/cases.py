@@ -46,14 +46,13 @@ from ptxconf.oracle.spec import Spec
 
 from ptxconf.results import Result, Status
 
+from .probes import REGION_ALIGN_BYTES
 from .variants import WARPGROUP_THREADS, WgmmaVariant, WmmaVariant, wmma_probe_variants
 
 SWIZZLES = ("none", "32B", "64B", "128B")
 #: Zero bytes appended after every operand image: a read just past the layout's last byte
 #: lands in memory the probe owns.
 GUARD_BYTES = 1024
-#: Operand regions start on this boundary (gpu.probes.REGION_ALIGN_BYTES; asserted per dump).
-REGION_ALIGN_BYTES = 1024
 #: Failing cases that get their raw dump attached (base64 of zlib), per run.
 RAW_DUMP_BUDGET = 12
 #: Worker time limits (seconds): compiling a module, one batch of launches.

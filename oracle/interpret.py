@@ -23,7 +23,8 @@ from typing import Any
 
 import numpy as np
 from ptxconf.oracle import canonical
-from ptxconf.oracle.records import ElementType
+from ptxconf.oracle.descriptor import descriptor_format
+from ptxconf.oracle.records import ElementType, atom_name
 from ptxconf.oracle.spec import Spec
 
 BITS_PER_BYTE = 8
@@ -205,8 +206,7 @@ class OperandLayout:
     @property
     def atom(self) -> str:
         """K_SW128 and so on (the canonical-layout row id)."""
-        sw = {"none": "INTER", "32B": "SW32", "64B": "SW64", "128B": "SW128"}[self.swizzle]
-        return f"{self.major}_{sw}"
+        return atom_name(self.major, self.swizzle)
 
     def reproduce(self) -> str:
         """The CLI call that prints these offsets (documented readings only)."""
@@ -253,9 +253,10 @@ def offsets(spec: Spec, lay: OperandLayout) -> np.ndarray:
     return _OFFSETS[key]
 
 
-#: The descriptor's LBO/SBO granule (the fields store value >> 4), and the value a field that
-#: is "not used, assumed to be 1" is given.
-STRIDE_GRANULE_BYTES = 16
+def stride_granule_bytes(spec: Spec) -> int:
+    """The descriptor's LBO/SBO granule (the field stores value >> shift), which is also the
+    value a field that is "not used, assumed to be 1" is given."""
+    return 1 << descriptor_format(spec).field("leading_byte_offset").encode_shift_bits
 
 
 def stride_steps(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
@@ -275,7 +276,7 @@ def stride_steps(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
     base = canonical.instantiate(row, t, m, kk, 0, 0)
     n_lbo = canonical.instantiate(row, t, m, kk, 1, 0)(corner) - base(corner) + 1
     n_sbo = canonical.instantiate(row, t, m, kk, 0, 1)(corner) - base(corner) + 1
-    period = max(canonical.row_swizzle(row).period(), STRIDE_GRANULE_BYTES)
+    period = max(canonical.row_swizzle(row).period(), stride_granule_bytes(spec))
     span = -(-(base.cosize() * bits) // (period * BITS_PER_BYTE)) * period
     return n_lbo, n_sbo, span
 
@@ -288,8 +289,9 @@ def compact_strides(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
     gets the "assumed 1" value (16 B).
     """
     n_lbo, n_sbo, span = stride_steps(spec, dtype, major, swizzle, mn, k)
-    sbo = span if n_sbo > 1 else STRIDE_GRANULE_BYTES
-    lbo = span * (n_sbo if n_sbo > 1 else 1) if n_lbo > 1 else STRIDE_GRANULE_BYTES
+    granule = stride_granule_bytes(spec)
+    sbo = span if n_sbo > 1 else granule
+    lbo = span * (n_sbo if n_sbo > 1 else 1) if n_lbo > 1 else granule
     return lbo, sbo
 
 
