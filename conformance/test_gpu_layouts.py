@@ -76,18 +76,6 @@ def _run(gpu: ProbeRunner, v: WgmmaVariant, a: bytes, b: bytes, swizzle: str, lb
 
 
 @pytest.fixture(scope="module")
-def gpu() -> ProbeRunner:
-    with ProbeRunner(timeout_s=120, start_timeout_s=180) as r:
-        res = r.call("device.usable_sm90a")
-        if not res.ok:
-            pytest.skip(f"device check failed in the worker: {res.error}")
-        usable, reason = res.value
-        if not usable:
-            pytest.skip(reason)
-        yield r
-
-
-@pytest.fixture(scope="module")
 def learned(gpu: ProbeRunner, spec: Spec) -> tuple[np.ndarray, np.ndarray]:
     """(rows, cols) [128, 32]: which D element each accumulator register holds."""
     offs = _offsets(spec, "K", "none")

@@ -29,18 +29,6 @@ LBO_BYTES, SBO_BYTES = 128, 256  # core matrices adjacent along K, 8-row groups 
 FAMILIES = wgmma_families(n=8)
 
 
-@pytest.fixture(scope="module")
-def gpu() -> ProbeRunner:
-    with ProbeRunner(timeout_s=120, start_timeout_s=180) as r:
-        res = r.call("device.usable_sm90a")
-        if not res.ok:
-            pytest.skip(f"device check failed in the worker: {res.error}")
-        usable, reason = res.value
-        if not usable:
-            pytest.skip(reason)
-        yield r
-
-
 def _place(values: np.ndarray, offsets: list[list[int]]) -> bytes:
     """f16 values[mn, k] written at the byte offsets the oracle gives."""
     offs = np.asarray(offsets, dtype=np.int64)

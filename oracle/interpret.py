@@ -27,7 +27,7 @@ from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.records import ElementType, atom_name
 from ptxconf.oracle.spec import Spec
 
-BITS_PER_BYTE = 8
+BITS_PER_BYTE = canonical.BITS_PER_BYTE
 REGISTER_BITS = 32
 
 # --- element encodings -----------------------------------------------------------------------

@@ -22,10 +22,6 @@ from ptxconf.oracle.spec import Spec
 
 from ptxconf.results import Status
 
-#: Bits in one 128-bit element (Table 38's unit) and per byte.
-U128_BITS = 128
-BITS_PER_BYTE = 8
-
 
 def cases(spec: Spec) -> Iterator[Case]:
     """One case per selection row, printed atom and worked example."""
@@ -55,7 +51,8 @@ def _selection(spec: Spec, sel: AtomSelection) -> str:
     """Contiguous bits and swizzle agree with Table 38 and the canonical layouts, both majors."""
     for atom in (a for a in spec.of(SwizzleAtom) if a.swizzle == sel.swizzle):
         expect_equal(f"contiguous bits ({atom.id})", sel.contiguous_bits,
-                     atom.leading_u128 * U128_BITS, source=sel.key, witness=f"Table 38 {atom.id}",
+                     atom.leading_u128 * canonical.NORMALIZED_BITS, source=sel.key,
+                     witness=f"Table 38 {atom.id}",
                      status=Status.DISCREPANCY)
     for row in (r for r in spec.of(CanonicalLayout) if r.swizzle == sel.swizzle):
         expect_equal(f"swizzle ({row.id})", str(selection_swizzle(sel)),

@@ -30,7 +30,7 @@ LBO_MARK, SBO_MARK = 1_000_003, 2_000_003
 #: Index of the MN mode and the K mode in every canonical layout ((MN...),(K...)).
 MODE_OF = {"MN": 0, "K": 1}
 #: The swizzle mode's name says its width: "128B" -> 128 bytes; 16 bytes = one 128-bit element.
-U128_BYTES = 16
+U128_BYTES = canonical.NORMALIZED_BITS // canonical.BITS_PER_BYTE
 
 
 def cases(spec: Spec) -> Iterator[Case]:
