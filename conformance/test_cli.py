@@ -88,6 +88,12 @@ def test_bad_arguments_give_usage_and_exit_2(capsys) -> None:
 
 
 @pytest.mark.slow
+def test_only_that_matches_nothing_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--gpu", "off", "--only", "zzz-no-such-case"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "matches no case id" in err[0]
+
+
 def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
                            "--report-dir", str(tmp_path)], capture_output=True, text=True,
@@ -95,6 +101,10 @@ def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "spec discrepancies" in proc.stdout and "fig167" in proc.stdout
     data = json.loads((tmp_path / "results.json").read_text())
-    assert data["schema_version"] == 1 and data["summary"]["fail"] == 0
+    assert data["schema_version"] == 2 and data["summary"]["fail"] == 0
+    providers = {r["provider"] for r in data["results"]}
+    assert {"spec-lint", "self-consistency", "proofs", "assembler-witness", "gpu"} <= providers
+    gpu = [r for r in data["results"] if r["provider"] == "gpu"]
+    assert [(r["status"], r["code"]) for r in gpu] == [("skip", "dependency_missing")]
     assert (tmp_path / "junit.xml").is_file() and (tmp_path / "report.html").is_file()
     assert "Traceback" not in proc.stderr

@@ -30,7 +30,7 @@ def test_case(case: cute_atoms.Case) -> None:
     result = case.run()
     if case.id in EXPECTED_DISCREPANCIES:
         assert result.status is Status.DISCREPANCY, result.message
-        assert result.details["fields"] == EXPECTED_DISCREPANCIES[case.id]
+        assert result.fields["fields"] == EXPECTED_DISCREPANCIES[case.id]
     else:
         assert result.status is Status.PASS, result.message
 

@@ -368,7 +368,7 @@ def test_case_ids_are_unique_and_name_rows(emulated: list) -> None:
 
 def test_details_stay_small(emulated: list) -> None:
     """The report embeds every result's details: no case may bloat it."""
-    sizes = sorted(((len(json.dumps(r.details, default=str)), r.id) for r in emulated),
+    sizes = sorted(((len(json.dumps(r.fields, default=str)), r.id) for r in emulated),
                    reverse=True)
     assert sizes[0][0] < 40_000, sizes[:3]
     assert sum(s for s, _ in sizes) < 8_000_000
@@ -379,8 +379,8 @@ def test_hypotheses_record_the_reading(emulated: list) -> None:
     assert set(hyp) == {f"gpu.hypothesis[{n}]" for n in ("swizzle_unit", "mn_lbo_sbo_roles",
                                                           "k_swizzled_lbo", "base_offset",
                                                           "a_regs_like_d16")}
-    assert hyp["gpu.hypothesis[swizzle_unit]"].details["silicon_followed"] == ["bytes"]
-    assert hyp["gpu.hypothesis[mn_lbo_sbo_roles]"].details["silicon_followed"] == [
+    assert hyp["gpu.hypothesis[swizzle_unit]"].fields["silicon_followed"] == ["bytes"]
+    assert hyp["gpu.hypothesis[mn_lbo_sbo_roles]"].fields["silicon_followed"] == [
         "as_documented"]
 
 
@@ -391,13 +391,13 @@ def test_a_model_that_swizzles_elements_is_caught() -> None:
                                            only="f32.f16.f16")}
     e2e = results["gpu.e2e[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:K_SW128]"]
     assert e2e.status is Status.FAIL
-    assert "differ; first (m " in e2e.message and "window" in e2e.details["diff"]
+    assert "differ; first (m " in e2e.message and "window" in e2e.fields["diff"]
     smem = results["gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"]
     assert smem.status is Status.FAIL and "(m " in smem.message
-    assert "ptxconf oracle smem-offsets" in smem.details["diff"]["oracle"]
+    assert "ptxconf oracle smem-offsets" in smem.fields["diff"]["oracle"]
     hyp = _run_cases(Emulator(SPEC, swizzle_unit="elements"), only="hypothesis[swizzle_unit]")
     assert hyp[0].status is Status.DISCREPANCY
-    assert hyp[0].details["silicon_followed"] == ["elements"]
+    assert hyp[0].fields["silicon_followed"] == ["elements"]
 
 
 def test_a_fault_is_that_cases_failure_and_the_run_goes_on() -> None:
@@ -418,7 +418,7 @@ def test_a_base_offset_field_that_moves_the_phase_is_a_discrepancy() -> None:
     results = {r.id: r for r in _run_cases(emu, only="base_offset")}
     hyp = results["gpu.hypothesis[base_offset]"]
     assert hyp.status is Status.DISCREPANCY, hyp.message
-    assert hyp.details["silicon_followed"]["field 0"] == ["absolute", "absolute_minus_field"]
+    assert hyp.fields["silicon_followed"]["field 0"] == ["absolute", "absolute_minus_field"]
     assert hyp.message == (
         "unaligned operand start (field 0: ['absolute']; field per rule, start on a 128-B row: "
         "['relative']; field per rule, start inside a 128-B row: neither reading): the "
@@ -426,14 +426,14 @@ def test_a_base_offset_field_that_moves_the_phase_is_a_discrepancy() -> None:
         "swizzle(start + offset - (field << 7)) fits every probe")
     starts = [r for r in _run_cases(emu, only="gpu.address.start") if "K_SW128:+256" in r.id]
     assert {r.status for r in starts} == {Status.PASS}
-    by_field = {r.details["base_offset_field"]: r.details["silicon_followed"] for r in starts}
+    by_field = {r.fields["base_offset_field"]: r.fields["silicon_followed"] for r in starts}
     assert by_field == {0: ["absolute", "absolute_minus_field"],
                         2: ["absolute_minus_field", "relative"]}
 
 
 def test_wmma_maps_are_recorded(emulated: list) -> None:
     loads = [r for r in emulated if r.check == cases.CHECK_WMMA_LOAD]
-    assert loads and all(r.details["map"] and r.details["map_fingerprint"].startswith("sha256:")
+    assert loads and all(r.fields["map"] and r.fields["map_fingerprint"].startswith("sha256:")
                          for r in loads)
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
-from ptxconf.oracle.findings import KNOWN_DISCREPANCIES
+from ptxconf.oracle.findings import explain, judge, known_findings
 from ptxconf.oracle.proofs.cases import proof_cases, run_claim
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.distinguish import DistinguishingProbe, distinguishing_probes
@@ -30,21 +30,17 @@ TIMEOUT_S = 30.0
 CASES = list(proof_cases(default_spec(), timeout_s=TIMEOUT_S))
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_proof(case) -> None:
-    result = case.run()
-    status = result.details["proof_status"]
-    assert status != "unknown", result.message
-    known = KNOWN_DISCREPANCIES.get(case.id)
-    if known is None:
-        assert status == "proved", f"{result.message}\n{result.details.get('reproduce')}"
-        assert result.status is Status.PASS
-        return
-    assert status == "refuted", f"stale finding, now {status}: {known.explanation}"
-    assert result.status is Status.DISCREPANCY
-    assert result.details["finding"] == known.explanation
-    assert result.message == known.observed
-    assert result.details["counterexample"]["points"], result.details
+REFUTED = [c for c in CASES if explain(c.id) is not None]
+
+
+@pytest.mark.parametrize("case", REFUTED, ids=[c.id for c in REFUTED])
+def test_known_refutation_reproduces(case) -> None:
+    """Each known refutation (verdict in test_cases.py) carries a counterexample whose
+    pasteable reproduce line shows the collision."""
+    result = judge(case.run())
+    assert result.fields["proof_status"] == "refuted", result.message
+    assert result.code == "finding_known", result.message
+    assert result.fields["counterexample"]["points"], result.fields
     assert _reproduced_collision(result)
 
 
@@ -59,7 +55,7 @@ def _run_reproduce(line: str) -> str:
 
 def _reproduced_collision(result: Result) -> bool:
     """The reproduce line prints two equal addresses."""
-    printed = ast.literal_eval(_run_reproduce(result.details["reproduce"]))
+    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce"]))
     return len(printed) == 2 and printed[0] == printed[1]
 
 
@@ -69,7 +65,7 @@ def test_case_ids_are_unique() -> None:
 
 
 def test_every_finding_names_a_case() -> None:
-    proof_findings = {k for k in KNOWN_DISCREPANCIES if k.startswith("proof.")}
+    proof_findings = {k for k in known_findings() if k.startswith("proof.")}
     missing = sorted(proof_findings - {c.id for c in CASES})
     assert not missing, f"findings without a case: {missing}"
 
@@ -78,7 +74,7 @@ def test_k_swizzled_bound_is_reported() -> None:
     wanted = "proof.layout_injective[wgmma/canonical_layouts:K_SW128]"
     case = next(c for c in CASES if c.id == wanted)
     result = case.run()
-    assert result.details["facts"]["k_bound"] == 4
+    assert result.fields["facts"]["k_bound"] == 4
     assert "injective iff k <= 4" in result.message
 
 
@@ -103,11 +99,11 @@ def test_broken_swizzle_is_refuted(tmp_path: Path) -> None:
                          '(1,T))", swizzle_bits: 3, swizzle_base: 4, swizzle_shift: 3}',
                          '(1,T))", swizzle_bits: 3, swizzle_base: 4, swizzle_shift: 2}')
     result = _run_case(spec, "proof.swizzle_bijective[wgmma/canonical_layouts:K_SW128]")
-    assert result.details["proof_status"] == "refuted"
+    assert result.fields["proof_status"] == "refuted"
     assert result.status is Status.DISCREPANCY
     assert "Swizzle<3,4,2> is not" in result.message and "0x" in result.message
-    printed = ast.literal_eval(_run_reproduce(result.details["reproduce"]))
-    cex = result.details["counterexample"]
+    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce"]))
+    cex = result.fields["counterexample"]
     if "y" in cex:  # two addresses with one image
         assert printed[0] == printed[1]
     else:  # not an involution: x -> s(x) -> s(s(x)) != x
@@ -119,11 +115,11 @@ def test_broken_layout_is_refuted(tmp_path: Path) -> None:
                          '"((8,m),(T,2k)):((1T,SBO),(1,LBO))"',
                          '"((8,m),(T,2k)):((1,SBO),(1,LBO))"')
     result = _run_case(spec, "proof.layout_injective[wgmma/canonical_layouts:K_INTER]")
-    assert result.details["proof_status"] == "refuted"
+    assert result.fields["proof_status"] == "refuted"
     assert "never injective" in result.message
     assert "(mn 1, k 0: row 1, chunk 0) and (mn 0, k 1: row 0, chunk 0) both at 0x002" in (
         result.message)
-    assert str(spec.root) in result.details["reproduce"]
+    assert str(spec.root) in result.fields["reproduce"]
     assert _reproduced_collision(result)
 
 
@@ -131,10 +127,10 @@ def test_wrong_repeat_bytes_is_a_discrepancy(tmp_path: Path) -> None:
     spec = _scratch_spec(tmp_path, "wgmma/base_offset.yaml", "repeat_bytes: 512,",
                          "repeat_bytes: 256,")
     result = _run_case(spec, "proof.base_alignment[wgmma/base_offset:base_offset.64B]")
-    assert result.details["proof_status"] == "refuted"
+    assert result.fields["proof_status"] == "refuted"
     assert result.status is Status.DISCREPANCY
     assert "repeats every 512 B" in result.message and "the table says 256 B" in result.message
-    swizzled, expected = _run_reproduce(result.details["reproduce"]).split()
+    swizzled, expected = _run_reproduce(result.fields["reproduce"]).split()
     assert swizzled != expected
 
 
@@ -179,6 +175,6 @@ def test_unknown_never_passes() -> None:
     claim = next(c for c in all_claims(default_spec())
                  if c.id == "proof.layout_injective[wgmma/canonical_layouts:K_INTER]")
     result = run_claim(claim, timeout_s=1e-9)
-    assert result.details["proof_status"] == "unknown"
+    assert result.fields["proof_status"] == "unknown"
     assert result.status is Status.UNKNOWN and result.status.failing
     assert "timeout" in result.message

@@ -23,8 +23,6 @@ restarted and the run goes on), and reads the raw dumps back through the oracle:
 from __future__ import annotations
 
 import base64
-import time
-import traceback
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -33,7 +31,7 @@ from typing import Any
 import numpy as np
 from ptxconf.oracle import hypotheses
 from ptxconf.oracle import interpret as I
-from ptxconf.oracle.checks import Case, Outcome, discrepancy, fail
+from ptxconf.oracle.checks import Case, discrepancy, fail
 from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.records import (
     BaseOffsetRule,
@@ -44,7 +42,8 @@ from ptxconf.oracle.records import (
 )
 from ptxconf.oracle.spec import Spec
 
-from ptxconf.results import Result, Status
+from ptxconf.cases import Outcome, case, outcome
+from ptxconf.results import Status
 
 from .probes import REGION_ALIGN_BYTES
 from .variants import WARPGROUP_THREADS, WgmmaVariant, WmmaVariant, wmma_probe_variants
@@ -303,29 +302,23 @@ def gpu_available(runner: Any = None) -> tuple[bool, str]:
 Body = Callable[[Session], "tuple[str, dict[str, Any]]"]
 
 
-def _case(sess_ref: Callable[[], Session], check: str, key: str, body: Body) -> Case:
-    """A Case whose Result carries the device; an exception is that case's FAIL."""
-    case_id = f"{check}[{key}]"
+PROVIDER = "gpu"
 
-    def run() -> Result:
-        start = time.perf_counter()
+
+def _case(sess_ref: Callable[[], Session], check: str, key: str, body: Body) -> Case:
+    """A GPU case: its body gets the run's session; (message, fields) is a PASS."""
+
+    def run() -> Outcome:
         sess = sess_ref()
         if not sess.device_info:
             sess.describe()
-        try:
-            message, details = body(sess)
-            status = Status.PASS
-            if isinstance(details.get("_status"), Status):
-                status = details.pop("_status")
-        except Outcome as out:
-            status, message, details = out.status, out.message, dict(out.details)
-        except Exception as exc:  # noqa: BLE001 - a broken case must not stop the others
-            status, message = Status.FAIL, f"{type(exc).__name__}: {exc}"
-            details = {"traceback": traceback.format_exc(limit=6)}
-        return Result(case_id, check, status, message, details, time.perf_counter() - start,
-                      sess.device)
+        message, fields = body(sess)
+        return Outcome(Status.PASS, "ok", message, fields)
 
-    return Case(case_id, check, run)
+    def device() -> str | None:
+        return sess_ref().device
+
+    return case(check, key, run, PROVIDER, device)
 
 
 def _desc_args(spec: Spec) -> dict[str, int]:
@@ -801,12 +794,11 @@ def _verdict(h_name: str, documented: str, outcome: dict[str, str], what: str,
     if agree == [documented]:
         return f"{what}: silicon follows the documented reading '{documented}'", details
     if documented in agree:
-        details["_status"] = Status.UNKNOWN
-        return (f"{what}: the input does not distinguish: readings {agree} all agree with "
-                "silicon"), details
+        raise outcome(Status.UNKNOWN, "undecided", f"{what}: the input does not distinguish: "
+                      f"readings {agree} all agree with silicon", **details)
     if agree:
         raise discrepancy(f"{what}: silicon follows {agree}, not the documented reading "
-                          f"'{documented}'", **details)
+                          f"'{documented}'", code="silicon_disagrees", **details)
     raise fail(f"{what}: silicon follows no reading of {h_name}: {outcome}", **details)
 
 
@@ -874,7 +866,8 @@ def _unused_base_body(p: Probe, key: str) -> Body:
         details["silicon_followed"] = "ignored" if not changed else "used"
         if changed:
             raise discrepancy(f"{p.major}-major, no swizzle: the base-offset field (defined only "
-                              f"for swizzled layouts) changes D: {changed}", **details)
+                              f"for swizzled layouts) changes D: {changed}", code="silicon_disagrees",
+                              **details)
         return (f"{p.major}-major, no swizzle: D identical for base-offset field 0..{(1 << width) - 1}"
                 ": ignored"), details
 
@@ -1093,9 +1086,8 @@ def _hyp_base_offset(probes: list[tuple[Probe, str]]) -> Body:
         official = {g: [r for r in agree if r in h.readings] for g, agree in followed.items()}
         if all(h.documented in agree for agree in official.values()):
             if any(len(agree) > 1 for agree in official.values()):
-                details["_status"] = Status.UNKNOWN
-                return (f"unaligned operand start: the probes do not distinguish: {official}",
-                        details)
+                raise outcome(Status.UNKNOWN, "undecided", "unaligned operand start: the probes "
+                              f"do not distinguish: {official}", **details)
             return ("unaligned operand start: silicon follows the documented reading "
                     f"'{h.documented}' with the base-offset field 0 and set per the rule"), details
         fits = all(FIELD_MODEL in agree for agree in followed.values())
@@ -1104,7 +1096,7 @@ def _hyp_base_offset(probes: list[tuple[Probe, str]]) -> Body:
             raise discrepancy(
                 f"unaligned operand start ({text}): the base-offset field is not only "
                 f"informative, it moves the swizzle phase; {FIELD_MODEL_TEXT} fits every probe",
-                **details)
+                code="silicon_disagrees", **details)
         raise fail(f"unaligned operand start ({text}): no reading, and not {FIELD_MODEL_TEXT}, "
                    "fits every probe", **details)
 
@@ -1364,9 +1356,9 @@ def _wmma_align_body(v: WmmaVariant, kind: str) -> Body:
             raise fail(f"{example[0].key} says the fragment is {example[0].fragment_bytes} B; "
                        f"the compiled fragment is {fb} B", **details)
         if verdict.ok:
-            details["_status"] = Status.SKIP
-            return (f"pointer +{offset} B, ldm {ld}: the rule allows it; with {fb}-B fragments "
-                    f"of {bits}-bit elements no {kind} breaks the rule", details)
+            raise outcome(Status.SKIP, "not_runnable", f"pointer +{offset} B, ldm {ld}: the rule "
+                          f"allows it; with {fb}-B fragments of {bits}-bit elements no {kind} "
+                          "breaks the rule", **details)
         got = _wmma_load(sess, v, ld, v.layout or "row", offset_bytes=offset)
         head = f"the rule rejects it ({verdict.message})"
         if not isinstance(got, WmmaLoad):
@@ -1547,6 +1539,17 @@ def gpu_cases(spec: Spec, runner: Any = None) -> Iterator[Case]:
             holder["s"].close()
             if _SESSION is holder["s"]:
                 _SESSION = None
+
+
+def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
+    """(check, key) of every GPU case; lists them without starting anything on a GPU."""
+    for c in _cases(spec, lambda: None):  # type: ignore[arg-type, return-value]
+        yield c.check, c.key
+
+
+def provider_cases(spec: Spec, ctx: Any) -> Iterator[Case]:
+    """The registry's entry point (ptxconf.providers): cases carry the device line."""
+    yield from gpu_cases(spec)
 
 
 __all__ = ["Plan", "Probe", "Session", "e2e_probes", "gpu_available", "gpu_cases", "majors",

@@ -20,10 +20,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ptxconf.oracle.checks import Case, discrepancy, fail, make_case
+from ptxconf.oracle.checks import Case, discrepancy, fail
 from ptxconf.oracle.fragments import n_ranges
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec
+
+from ptxconf.cases import case
 
 from . import build
 from .variants import WgmmaVariant
@@ -126,7 +128,8 @@ def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check b
             raise discrepancy(
                 f"{frag.key} lists no valid N (the PTX ISA's table is silent for "
                 f".{row.dtype} accumulators at k{row.k_elems}); the assembler (sm_90a) "
-                f"accepts N = {n_ranges(got)} for {', '.join(accepted)}", **details)
+                f"accepts N = {n_ranges(got)} for {', '.join(accepted)}",
+                code="assembler_disagrees", documented_n=None, **details)
         missing = sorted(set(expected) - set(got))
         extra = sorted(set(got) - set(expected))
         if missing or extra:
@@ -134,7 +137,8 @@ def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check b
             raise discrepancy(
                 f"{frag.key} lists N = {n_ranges(expected)}; the assembler rejects "
                 f"{n_ranges(missing)} and also accepts {n_ranges(extra)} "
-                f"(first rejection: {sw.first_rejection.get(fam)})", **details)
+                f"(first rejection: {sw.first_rejection.get(fam)})",
+                code="assembler_disagrees", documented_n=n_ranges(expected), **details)
         return (f"the assembler accepts exactly N = {n_ranges(got)} ({', '.join(accepted)}), "
                 f"as {frag.key} lists")
 
@@ -164,25 +168,43 @@ def _types_body(spec: Spec, k: int):  # noqa: ANN202 - a check body
                    "nvrtc": ".".join(map(str, sw.nvrtc))}
         if wrong_reject:
             raise fail(f"k{k}: the assembler rejects {len(wrong_reject)} form(s) the type table "
-                       f"lists, first: {wrong_reject[0]}", rejected=wrong_reject, **details)
+                       f"lists, first: {wrong_reject[0]}", code="assembler_disagrees",
+                       rejected=wrong_reject, **details)
         if wrong_accept:
             raise discrepancy(f"k{k}: the assembler accepts {len(wrong_accept)} form(s) the "
                               f"type table does not list, first: {wrong_accept[0]}",
-                              accepted=wrong_accept, **details)
+                              code="assembler_disagrees", accepted=wrong_accept, **details)
         return (f"k{k}: of {checked} type combinations (SS, RS, .satfinite) the assembler accepts "
                 f"exactly the table's {len(table)} rows")
 
     return body
 
 
-def witness_cases(spec: Spec) -> Iterator[Case]:
-    """One valid-N case per instruction-type row, one type-table case per K."""
+PROVIDER = "assembler-witness"
+
+
+def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
+    """(check, key) of every witness case: one valid-N case per instruction-type row, one
+    type-table case per K."""
     rows = spec.of(InstructionType)
     for row in rows:
-        yield make_case(CHECK_VALID_N, row.key, _valid_n_body(spec, row))
+        yield CHECK_VALID_N, row.key
     for k in sorted({r.k_elems for r in rows}):
-        file_stem = rows[0].key.split(":")[0]
-        yield make_case(CHECK_TYPES, f"{file_stem}:k{k}", _types_body(spec, k))
+        yield CHECK_TYPES, f"{rows[0].key.split(':')[0]}:k{k}"
 
 
-__all__ = ["Sweep", "sweep", "witness_available", "witness_cases"]
+def witness_cases(spec: Spec) -> Iterator[Case]:
+    """Every witness case (ids from `case_keys`)."""
+    rows = {r.key: r for r in spec.of(InstructionType)}
+    for check, key in case_keys(spec):
+        body = (_valid_n_body(spec, rows[key]) if check == CHECK_VALID_N
+                else _types_body(spec, int(key.rsplit(":k", 1)[1])))
+        yield case(check, key, body, PROVIDER)
+
+
+def provider_cases(spec: Spec, ctx: object) -> Iterator[Case]:
+    """The registry's entry point (ptxconf.providers)."""
+    return witness_cases(spec)
+
+
+__all__ = ["Sweep", "case_keys", "provider_cases", "sweep", "witness_available", "witness_cases"]

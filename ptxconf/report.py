@@ -38,8 +38,10 @@ def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any]) ->
 def load_results(path: Path) -> tuple[list[Result], dict[str, Any]]:
     """Read results.json back into results and metadata."""
     data = json.loads(path.read_text(encoding="utf-8"))
+    # schema 1 called the fields `details` and had no code or provider.
     results = [Result(r["id"], r["check"], Status(r["status"]), r.get("message", ""),
-                      r.get("details", {}), r.get("seconds", 0.0), r.get("device"))
+                      r.get("fields", r.get("details", {})), r.get("seconds", 0.0), r.get("device"),
+                      code=r.get("code", "ok"), provider=r.get("provider", ""))
                for r in data["results"]]
     return results, data.get("meta", {})
 
@@ -84,11 +86,12 @@ def html_report(results: list[Result], meta: dict[str, Any]) -> str:
         if not group:
             continue
         parts.append(f"<h2>{status.value} ({len(group)})</h2><table>"
-                     "<tr><th>id</th><th>message</th><th>details</th></tr>")
+                     "<tr><th>id</th><th>code</th><th>message</th><th>fields</th></tr>")
         for r in group:
-            details = html.escape(json.dumps(r.details, indent=1, default=str)) if r.details else ""
+            fields = html.escape(json.dumps(r.fields, indent=1, default=str)) if r.fields else ""
             parts.append(f"<tr class='{status.value}'><td>{html.escape(r.id)}</td>"
-                         f"<td>{html.escape(r.message)}</td><td><pre>{details}</pre></td></tr>")
+                         f"<td>{html.escape(r.code)}</td><td>{html.escape(r.message)}</td>"
+                         f"<td><pre>{fields}</pre></td></tr>")
         parts.append("</table>")
     return "\n".join(parts) + "\n"
 
@@ -104,6 +107,10 @@ def text_summary(results: list[Result], strict: bool = False) -> str:
             note = " (fail under --strict)" if status is Status.DISCREPANCY and not strict else ""
             lines.append(f"{label}{note}:")
             lines += [f"  {r.id}: {r.message}" for r in group]
-    skips = [r for r in results if r.status is Status.SKIP and r.id.endswith("[*]")]
-    lines += [f"skipped {r.check}: {r.message}" for r in skips]
+    skips: dict[tuple[str, str], int] = {}
+    for r in results:
+        if r.status is Status.SKIP and r.code == "dependency_missing":
+            key = (r.provider or r.check, r.message)
+            skips[key] = skips.get(key, 0) + 1
+    lines += [f"skipped {prov} ({n} case{'s' * (n != 1)}): {why}" for (prov, why), n in skips.items()]
     return "\n".join(lines)

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 #: Version of the JSON written to results.json; bump it when a key changes meaning.
-SCHEMA_VERSION = 1
+#: 2: `details` became `fields`; every result has a stable `code` and its `provider`.
+SCHEMA_VERSION = 2
 
 
 class Status(enum.StrEnum):
@@ -29,15 +30,21 @@ class Status(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Result:
-    """The outcome of one check, keyed by a test id that comes from spec rows."""
+    """A case's outcome in a run, keyed by a test id that comes from spec rows.
+
+    Built only by `ptxconf.cases.execute` / `skipped` and by the runner for a provider that
+    cannot run; `code` is one of `ptxconf.cases.CODES`.
+    """
 
     id: str
     check: str
     status: Status
     message: str = ""
-    details: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
     device: str | None = None
+    code: str = "ok"
+    provider: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """A plain-JSON view of this result."""
