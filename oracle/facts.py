@@ -1,0 +1,90 @@
+"""Hardware facts the code needs, each read from a spec row (or derived from rows), never typed in.
+
+One accessor per fact; every caller asks here, so a fact has one home and `--spec-dir` governs
+it. Where a fact is derived, the docstring names the rows it comes from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ptxconf.oracle import records
+from ptxconf.oracle.spec import Spec
+
+
+def warpgroup_threads(spec: Spec) -> int:
+    """Threads of a warpgroup: the size of the SM90 CLayout's thread mode (cute/mma_atoms)."""
+    from ptxconf.oracle.fragments import warpgroup_threads as from_clayout
+
+    return from_clayout(spec)
+
+
+def warp_threads(spec: Spec) -> int:
+    """Threads of a warp: a warpgroup's threads over its warps (cute/mma_atoms)."""
+    return warpgroup_threads(spec) // _WARPS_PER_WARPGROUP
+
+
+#: Replaced by a spec row in the facts audit (CuTe doc: "128 threads (4 warps)").
+_WARPS_PER_WARPGROUP = 4
+
+
+def register_bits(spec: Spec) -> int:
+    """Width of one register of a fragment, in bits (elements per register x element width,
+    from wgmma/register_fragments.yaml; every row must agree)."""
+    widths = {r.elems_per_register * spec.element_bits(t)
+              for r in spec.of(records.RegisterFragment) for t in r.types}
+    if len(widths) != 1:
+        raise ValueError(f"register-fragment rows imply register widths {sorted(widths)}")
+    return widths.pop()
+
+
+def wgmma_m(spec: Spec) -> int:
+    """wgmma's M: the rows of the SM90 CLayout's codomain (cute/mma_atoms)."""
+    from ptxconf.oracle.fragments import wgmma_m as from_clayout
+
+    return from_clayout(spec)
+
+
+def swizzle_modes(spec: Spec) -> tuple[str, ...]:
+    """The swizzle modes, in the order of the canonical-layout table (wgmma/canonical_layouts)."""
+    return tuple(dict.fromkeys(r.swizzle for r in spec.of(records.CanonicalLayout)))
+
+
+def element_types(spec: Spec) -> tuple[str, ...]:
+    """Every element type of wgmma/element_types.yaml."""
+    return tuple(r.id for r in spec.of(records.ElementType))
+
+
+@dataclass(frozen=True)
+class FloatFormat:
+    """A float element's encoding: exponent and mantissa widths, and whether the all-ones
+    exponent still encodes finite numbers (OCP E4M3)."""
+
+    exponent_bits: int
+    mantissa_bits: int
+    finite_only: bool = False
+
+
+def float_format(spec: Spec, dtype: str) -> FloatFormat:
+    """The encoding of a float element type (wgmma/element_types.yaml)."""
+    from ptxconf.oracle.interpret import _FN_FORMATS, FLOAT_FORMATS
+
+    row = spec.get(records.ElementType, dtype)
+    if row.kind != "float":
+        raise ValueError(f"{dtype} is a {row.kind} type, not a float")
+    exp, man = FLOAT_FORMATS[dtype]
+    return FloatFormat(exp, man, dtype in _FN_FORMATS)
+
+
+def takes_imm_trans(spec: Spec, atype: str) -> bool:
+    """Whether wgmma spells imm-trans-a/b for this operand type (MN-major operands possible)."""
+    return atype in {"f16", "bf16"}
+
+
+def takes_imm_scale(spec: Spec, atype: str) -> bool:
+    """Whether wgmma spells imm-scale-a/b for this operand type."""
+    return spec.get(records.ElementType, atype).kind == "float"
+
+
+__all__ = ["FloatFormat", "element_types", "float_format", "register_bits", "swizzle_modes",
+           "takes_imm_scale", "takes_imm_trans", "warp_threads", "warpgroup_threads", "wgmma_m"]
