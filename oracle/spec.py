@@ -9,6 +9,7 @@ from typing import TypeVar
 
 from ptxconf.oracle import records
 from ptxconf.oracle.lint import RULES, RawDocument, SpecError
+from ptxconf.oracle.lint.refs import cross_file_errors
 from ptxconf.oracle.lint.schema import build_row
 
 #: spec/ sits beside oracle/ both in the repository and in an installed `ptxconf` package.
@@ -87,6 +88,8 @@ def load_spec(root: Path | str | None = None) -> Spec:
         errors.extend(errs)
         if doc is not None and not errs:
             rows.extend(_records(doc))
+    if not errors:
+        errors = cross_file_errors(str(root), rows)
     if errors:
         raise SpecErrors(errors)
     return Spec(root, tuple(rows))

@@ -6,10 +6,10 @@ import html
 import json
 import os
 import tempfile
+import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from xml.sax.saxutils import quoteattr
 
 from ptxconf.results import Result, Status, dumps, summarize
 
@@ -21,16 +21,28 @@ def write_atomic(path: Path, text: str) -> None:
     """Write a file whole or not at all, so an interrupted run never leaves half a report."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, _readable_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _readable_mode() -> int:
+    """0o666 less the process umask (mkstemp's 0600 would hide reports from the group)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
 
 
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any]) -> list[Path]:
     """Write the three report files; return their paths."""
     paths = [out_dir / "results.json", out_dir / "junit.xml", out_dir / "report.html"]
     write_atomic(paths[0], dumps(results, meta))
-    write_atomic(paths[1], junit(results))
+    write_atomic(paths[1], junit(results, meta))
     write_atomic(paths[2], html_report(results, meta))
     return paths
 
@@ -46,26 +58,49 @@ def load_results(path: Path) -> tuple[list[Result], dict[str, Any]]:
     return results, data.get("meta", {})
 
 
-def junit(results: Iterable[Result]) -> str:
-    """JUnit XML: discrepancies are failures of type 'spec-discrepancy', skips are skipped."""
+def _device(results: list[Result], meta: dict[str, Any]) -> str:
+    devices = sorted({r.device for r in results if r.device})
+    return "; ".join(devices) or str(meta.get("device", "none"))
+
+
+def junit(results: Iterable[Result], meta: dict[str, Any] | None = None) -> str:
+    """JUnit XML, one testcase per case id. Only what fails the run is a failure: FAIL is a
+    <failure> with its fields as the body, UNKNOWN an <error>; a known discrepancy passes with
+    the finding as a property and in system-out; SKIP is <skipped>."""
     results = list(results)
+    meta = meta or {}
     counts = summarize(results)
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             f'<testsuite name="ptxconf" tests="{len(results)}" '
-             f'failures="{counts["fail"] + counts["discrepancy"]}" errors="{counts["unknown"]}" '
-             f'skipped="{counts["skip"]}">']
+    suite = ET.Element("testsuite", {
+        "name": "ptxconf", "tests": str(len(results)), "failures": str(counts["fail"]),
+        "errors": str(counts["unknown"]), "skipped": str(counts["skip"]),
+        "time": f"{float(meta.get('seconds', 0.0)):.3f}",
+        "timestamp": str(meta.get("started", "")), "hostname": str(meta.get("host", ""))})
+    props = ET.SubElement(suite, "properties")
+    for name, value in (("device", _device(results, meta)), ("commit", meta.get("commit", "")),
+                        ("spec_sha256", meta.get("spec_sha256", "")),
+                        ("ptxconf_version", meta.get("ptxconf_version", "")),
+                        ("python", meta.get("python", "")), ("gpu", meta.get("gpu", ""))):
+        ET.SubElement(props, "property", {"name": name, "value": str(value)})
     for r in results:
-        attrs = f'classname={quoteattr(r.check)} name={quoteattr(r.id)} time="{r.seconds:.4f}"'
-        if r.status is Status.PASS:
-            lines.append(f"  <testcase {attrs}/>")
-            continue
-        tag = {Status.FAIL: "failure", Status.DISCREPANCY: "failure", Status.UNKNOWN: "error",
-               Status.SKIP: "skipped"}[r.status]
-        kind = "spec-discrepancy" if r.status is Status.DISCREPANCY else r.status.value
-        lines.append(f"  <testcase {attrs}><{tag} type={quoteattr(kind)} "
-                     f"message={quoteattr(r.message)}/></testcase>")
-    lines.append("</testsuite>")
-    return "\n".join(lines) + "\n"
+        tc = ET.SubElement(suite, "testcase", {"classname": r.check, "name": r.id,
+                                               "time": f"{r.seconds:.4f}"})
+        body = json.dumps(r.fields, indent=1, default=str) if r.fields else ""
+        if r.status is Status.FAIL:
+            ET.SubElement(tc, "failure", {"type": r.code, "message": r.message}).text = body
+        elif r.status is Status.UNKNOWN:
+            ET.SubElement(tc, "error", {"type": r.code, "message": r.message}).text = body
+        elif r.status is Status.SKIP:
+            ET.SubElement(tc, "skipped", {"message": r.message})
+        elif r.status is Status.DISCREPANCY:
+            tprops = ET.SubElement(tc, "properties")
+            ET.SubElement(tprops, "property", {"name": "finding",
+                                               "value": str(r.fields.get("finding", ""))})
+            ET.SubElement(tprops, "property", {"name": "status", "value": "discrepancy"})
+            ET.SubElement(tc, "system-out").text = (
+                f"known spec discrepancy ({r.fields.get('finding', '')}): {r.message}\n"
+                f"{r.fields.get('explanation', '')}")
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
 
 
 def html_report(results: list[Result], meta: dict[str, Any]) -> str:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import platform
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -98,7 +100,27 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
         "strict": opts.strict,
         "only": opts.only,
         "host": os.uname().nodename if hasattr(os, "uname") else "",
+        "commit": _commit(),
+        "spec_sha256": spec_hash(spec),
     }
+
+
+def spec_hash(spec: Spec) -> str:
+    """sha256 over the spec's YAML files (relative path and bytes), so a report names its spec."""
+    h = hashlib.sha256()
+    for path in sorted(Path(spec.root).rglob("*.yaml")):
+        h.update(path.relative_to(spec.root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def _commit() -> str:
+    """The git commit of the working directory's checkout, or 'unknown' outside one."""
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
 
 
 def default_report_dir() -> Path:
