@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 from ptxconf.cli import main
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 
 @pytest.fixture
@@ -85,3 +85,39 @@ def test_validate_json_ok(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["spec", "validate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["ok"] is True and out["problems"] == [] and out["rows"] > 0
+
+
+def _nvrtc_problem() -> str | None:
+    from ptxconf.gpu import build
+
+    return build.nvrtc_problem() or build.include_problem()
+
+
+needs_nvrtc = pytest.mark.skipif(_nvrtc_problem() is not None, reason=str(_nvrtc_problem()))
+
+
+@needs_nvrtc
+def test_made_up_wmma_shape_is_rejected_at_its_row(scratch: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    target = scratch / "wmma" / "default_strides.yaml"
+    line = _edit(target, "{id: m16n16k8, m_elems: 16, n_elems: 16, k_elems: 8,",
+                 "{id: m16n16k4, m_elems: 16, n_elems: 16, k_elems: 4,")
+    code, err = _validate(capsys, scratch)
+    assert code == 2 and len(err) == 1, err
+    assert err[0].startswith(f"{target}:{line}: SPEC-ASSEMBLER - row 'm16n16k4': ")
+    assert "m16n16k4 .tf32" in err[0]
+
+
+@needs_nvrtc
+def test_instruction_row_the_assembler_rejects(scratch: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    target = scratch / "wgmma" / "instruction_types.yaml"
+    text = target.read_text()
+    row = next(ln for ln in text.splitlines() if "id: k16.f32.f16.f16," in ln)
+    mixed = row.replace("k16.f32.f16.f16", "k16.f32.f16.bf16").replace("btype: f16", "btype: bf16")
+    target.write_text(text.replace(row, row + "\n" + mixed))
+    line = target.read_text().splitlines().index(mixed) + 1
+    code, err = _validate(capsys, scratch)
+    assert code == 2, err
+    assert any(e.startswith(f"{target}:{line}: SPEC-ASSEMBLER - row 'k16.f32.f16.bf16': the "
+                            "assembler (sm_90a) rejects wgmma.mma_async") for e in err), err
