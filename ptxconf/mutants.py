@@ -23,8 +23,10 @@ from pathlib import Path
 
 import yaml
 
+from ptxconf.cases import execute
+from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, SpecErrors, load_spec, spec_files
-from ptxconf.run import RunOptions, providers, triage
+from ptxconf.providers import REGISTRY, RunContext
 
 #: String fields whose digits are not facts (ids are recomputed by SPEC-ID and mutated as ints
 #: of their own fields; prose and provenance are not normative).
@@ -91,16 +93,14 @@ def killed_by(spec_dir: Path) -> str | None:
         spec = load_spec(spec_dir)
     except SpecErrors as errs:
         return f"spec validate: {errs.errors[0].rule}"
-    for prov in providers(RunOptions(gpu="off")):
-        if not prov.available()[0]:
+    ctx = RunContext(gpu="off")
+    for prov in REGISTRY:
+        if prov.gpu or prov.problem() is not None:
             continue
-        for case in prov.cases(spec):
-            try:
-                result = triage(case.run())
-            except Exception as exc:  # noqa: BLE001 - a crash on a mutant is a kill
-                return f"{case.id} raised {type(exc).__name__}"
+        for case in prov.load(spec, ctx):
+            result = judge(execute(case))
             if result.status.failing:
-                return case.id
+                return f"{case.id} ({result.code})"
     return None
 
 
