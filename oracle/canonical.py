@@ -65,6 +65,23 @@ def repeats_for(row: CanonicalLayout, t: int, mn: int, k: int) -> tuple[int, int
     return mn // per_mn, k // per_k
 
 
+def covering_repeats(row: CanonicalLayout, t: int, mn: int, k: int) -> tuple[int, int]:
+    """The template's m and k whose layout covers an mn x k operand.
+
+    Along MN a partial repeat is allowed (m rounds up): the operand is the restriction of the
+    covering layout to its first mn rows, as the tensor core reads a B operand narrower than
+    one MN-major swizzle row (N = 8 of a 64-element 128B row; H100 evidence:
+    gpu.smem_map[...m64n8k16...:B:MN_SW128] and n136). Along K the template's repeat is at most
+    one instruction's K, and narrower K-major operands are already the restriction of the full
+    swizzle row (k = 1 of the template: the first 2T elements), so K must tile; ValueError if not.
+    """
+    per_mn, per_k = repeat_extents(row, t)
+    if mn <= 0 or k <= 0 or k % per_k:
+        raise ValueError(f"{row.id}: an operand of {mn}x{k} elements does not tile into repeats of "
+                         f"{per_mn}x{per_k} (T={t}) along K")
+    return -(-mn // per_mn), k // per_k
+
+
 @dataclass(frozen=True)
 class SmemQuery:
     """`ptxconf oracle smem-offsets`' arguments."""
@@ -91,11 +108,13 @@ def bytes_to_elems(value_bytes: int, bits: int, what: str) -> int:
 
 
 def element_layout(spec: Spec, q: SmemQuery) -> tuple[Layout, Swizzle, int]:
-    """The operand's canonical layout in elements, its swizzle, and the element width."""
+    """The operand's canonical layout in elements, its swizzle, and the element width.
+
+    The layout covers whole MN repeats (`covering_repeats`); the operand is its first mn x k."""
     row = canonical_row(spec, q.major, q.swizzle)
     bits = spec.element_bits(q.dtype)
     t = t_elems(spec, q.dtype)
-    m, k = repeats_for(row, t, q.mn, q.k)
+    m, k = covering_repeats(row, t, q.mn, q.k)
     lbo = bytes_to_elems(q.lbo_bytes, bits, "lbo")
     sbo = bytes_to_elems(q.sbo_bytes, bits, "sbo")
     roles = hypotheses.reading(hypotheses.MN_LBO_SBO_ROLES, q.mn_lbo_sbo_roles)
@@ -161,6 +180,7 @@ def smem_offsets_query(spec: Spec, q: SmemQuery) -> dict[str, Any]:
         "k": q.k,
         "offsets": smem_offsets(spec, q),
         "layout_elems": f"{swz} o {layout}",
+        "layout_covers": [layout[0].size(), layout[1].size()],
         "hypotheses": {"swizzle_unit": q.swizzle_unit, "mn_lbo_sbo_roles": q.mn_lbo_sbo_roles,
                        "base_offset": "absolute" if q.base_offset_field == 0
                        else "field_moves_phase"},

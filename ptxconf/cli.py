@@ -11,8 +11,28 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-DTYPES = ("f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1")
-SWIZZLES = ("none", "32B", "64B", "128B")
+
+class _SpecValues:
+    """The values of --dtype / --swizzle: any string parses, and is checked against the spec
+    that --spec-dir names once it is loaded (ptxconf.oracle.domain); --help lists the bundled
+    spec's, loaded only then."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __contains__(self, value: object) -> bool:
+        return isinstance(value, str)
+
+    def __iter__(self):  # noqa: ANN204 - Iterator[str]
+        from ptxconf.oracle import domain
+        from ptxconf.oracle.spec import default_spec
+
+        return iter(getattr(domain, self.what)(default_spec()))
+
+
+DTYPES = _SpecValues("element_types")
+SWIZZLES = _SpecValues("swizzle_modes")
+DESCRIPTOR_SWIZZLES = _SpecValues("descriptor_swizzles")
 
 
 class UsageError(Exception):
@@ -29,13 +49,20 @@ def _int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """Every subcommand and option."""
+    from ptxconf import __version__
+
     p = argparse.ArgumentParser(prog="ptxconf", description=__doc__)
+    p.add_argument("--version", action="version", version=f"ptxconf {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
 
     spec = sub.add_parser("spec", help="validate or list the spec").add_subparsers(
         dest="spec_cmd", required=True)
     v = spec.add_parser("validate", help="lint every spec file")
     v.add_argument("--spec-dir", type=Path)
+    v.add_argument("--json", action="store_true",
+                   help="print {ok, files, rows, problems: [{path, line, rule, message}]}")
+    v.add_argument("--assembler", choices=("auto", "on", "off"), default="auto",
+                   help="compile the instruction rows with NVRTC (auto: where NVRTC is here)")
     ls = spec.add_parser("list", help="list every spec row")
     ls.add_argument("--spec-dir", type=Path)
     ls.add_argument("--json", action="store_true")
@@ -44,9 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="oracle_cmd", required=True)
     so = oracle.add_parser("smem-offsets", help="where the tensor core reads each element")
     so.add_argument("--spec-dir", type=Path)
-    so.add_argument("--dtype", choices=DTYPES, required=True)
+    so.add_argument("--dtype", choices=DTYPES, metavar="DTYPE", required=True,
+                    help="a spec element type (bundled: %(choices)s)")
     so.add_argument("--major", choices=("K", "MN"), required=True)
-    so.add_argument("--swizzle", choices=SWIZZLES, required=True)
+    so.add_argument("--swizzle", choices=SWIZZLES, metavar="SWIZZLE", required=True,
+                    help="a spec swizzle mode (bundled: %(choices)s)")
     so.add_argument("--mn", type=_int, required=True)
     so.add_argument("--k", type=_int, required=True)
     so.add_argument("--lbo", type=_int, required=True, help="leading byte offset, bytes")
@@ -66,7 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     enc.add_argument("--start-address", type=_int, required=True, help="bytes")
     enc.add_argument("--lbo", type=_int, required=True, help="bytes")
     enc.add_argument("--sbo", type=_int, required=True, help="bytes")
-    enc.add_argument("--swizzle", choices=SWIZZLES, required=True)
+    enc.add_argument("--swizzle", choices=DESCRIPTOR_SWIZZLES, metavar="SWIZZLE", required=True,
+                     help="a layout-type code of the spec's descriptor (bundled: %(choices)s)")
     enc.add_argument("--base-offset", type=_int, default=0)
     enc.add_argument("--json", action="store_true")
     dec = desc.add_parser("decode")
@@ -88,12 +118,17 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--only", help="run only cases whose id contains this text")
     ck.add_argument("--timeout-s", type=float, default=20.0, help="per-proof timeout")
     ck.add_argument("--quiet", action="store_true")
+    ck.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
 
     pr = sub.add_parser("prove", help="run the Z3 proofs")
     pr.add_argument("--spec-dir", type=Path)
     pr.add_argument("--timeout-s", type=float, default=20.0)
     pr.add_argument("--only")
     pr.add_argument("--json", action="store_true")
+
+    from ptxconf.show import add_parser as add_show_parser
+
+    add_show_parser(sub)
 
     rp = sub.add_parser("report", help="re-render a run's reports from its results.json")
     rp.add_argument("results", type=Path)
@@ -117,13 +152,44 @@ def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
 
 def cmd_spec(args: argparse.Namespace) -> int:
     """spec validate / spec list."""
-    spec = _spec(args)
     if args.spec_cmd == "validate":
-        files = sorted({r.file for r in spec.rows})
-        print(f"{spec.root}: {len(files)} files, {len(spec.rows)} rows, no problems")
-        return 0
+        return _validate(args)
+    spec = _spec(args)
     rows = [{"id": r.id, "file": r.file, "kind": r.KIND} for r in spec.rows]
     _emit(args, rows, "\n".join(f"{r['file']}:{r['id']}  ({r['kind']})" for r in rows))
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """spec validate: every problem as `path:line: RULE - message` (or JSON objects); exit 2."""
+    from ptxconf.oracle.spec import SpecErrors
+
+    from ptxconf.spec_assembler import assembler_stage
+
+    try:
+        spec = _spec(args)
+        stage = None if args.assembler == "off" else assembler_stage(spec)
+        if stage is not None and stage.skipped and args.assembler == "on":
+            raise UsageError(f"--assembler on: {stage.skipped}")
+        if stage is not None and stage.errors:
+            raise SpecErrors(list(stage.errors))
+    except SpecErrors as errs:
+        if not args.json:
+            raise
+        problems = [{"path": e.path, "line": e.line, "rule": e.rule, "message": e.message}
+                    for e in errs.errors]
+        print(json.dumps({"ok": False, "problems": problems}))
+        return 2
+    files = sorted({r.file for r in spec.rows})
+    if stage is None:
+        asm = "assembler stage off"
+    elif stage.skipped:
+        asm = f"assembler stage skipped: {stage.skipped}"
+    else:
+        asm = f"the assembler accepts all {stage.checked} instruction forms the rows name"
+    _emit(args, {"ok": True, "spec_dir": str(spec.root), "files": len(files),
+                 "rows": len(spec.rows), "problems": [], "assembler": asm},
+          f"{spec.root}: {len(files)} files, {len(spec.rows)} rows, no problems; {asm}")
     return 0
 
 
@@ -131,27 +197,35 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     """oracle smem-offsets / descriptor / fragment."""
     spec = _spec(args)
     if args.oracle_cmd == "smem-offsets":
-        from ptxconf.oracle.canonical import SmemQuery, smem_offsets_query
+        from ptxconf.oracle.canonical import SmemQuery
+        from ptxconf.oracle.domain import smem_answer
 
         q = SmemQuery(args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo, args.sbo,
                       args.base_offset, args.swizzle_unit,
                       base_offset_field=args.base_offset_field)
-        out = smem_offsets_query(spec, q)
+        out = smem_answer(spec, q)  # DomainError (a ValueError): one line, exit 2
         text = "\n".join(" ".join(f"{v:#06x}" for v in row) for row in out["offsets"])
-        _emit(args, out, f"# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
+        notes = "".join(f"# warning: {w['code']} - {w['message']}\n" for w in out["warnings"])
+        _emit(args, out,
+              f"{notes}# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
         return 0
     if args.oracle_cmd == "descriptor":
         from ptxconf.oracle.descriptor import descriptor_format
 
         fmt = descriptor_format(spec)
         if args.desc_cmd == "encode":
+            from ptxconf.oracle.domain import check_descriptor
+
+            check_descriptor(spec, start_address_bytes=args.start_address, lbo_bytes=args.lbo,
+                             sbo_bytes=args.sbo, swizzle=args.swizzle,
+                             base_offset=args.base_offset)
             value = fmt.encode(start_address_bytes=args.start_address, lbo_bytes=args.lbo,
                                sbo_bytes=args.sbo, swizzle=args.swizzle,
                                base_offset=args.base_offset)
         else:
             value = args.value
         fields = fmt.decode(value)
-        payload = {"value": f"{value:#018x}", "fields": fields}
+        payload: dict[str, Any] = {"value": f"{value:#018x}", "fields": fields}
         _emit(args, payload, f"{value:#018x}\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items()))
         return 0
     from ptxconf.oracle.fragments import fragment_map
@@ -168,6 +242,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.report import text_summary, write_reports
+    from ptxconf.results import Status, summarize
     from ptxconf.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
 
     spec = _spec(args)
@@ -178,34 +253,49 @@ def cmd_check(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     results = run_all(spec, opts, on_result=lambda r: None)
     meta["seconds"] = round(time.perf_counter() - start, 3)
+    if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
+        raise UsageError(f"--only {opts.only!r} matches no case id")
     paths = write_reports(out_dir, results, meta)
+    code = exit_code(results, args.strict)
+    if args.json:
+        print(json.dumps({"summary": summarize(results), "exit_code": code, "seconds": meta["seconds"],
+                          "report_dir": str(out_dir), "results": str(paths[0]),
+                          "failing": [r.id for r in results if r.status.failing],
+                          "discrepancies": [r.id for r in results
+                                            if r.status is Status.DISCREPANCY]}))
+        return code
     if not args.quiet:
         print(text_summary(results, args.strict))
     print(f"report: {paths[2]} (results.json, junit.xml beside it); {meta['seconds']} s")
-    return exit_code(results, args.strict)
+    return code
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
     """Run the proofs only: refuted and unknown first; exit 1 when any fails (unknown included)."""
-    try:
-        from ptxconf.oracle.proofs.cases import proof_cases
-    except ImportError as exc:
-        raise UsageError(f"the proofs need z3-solver ({exc})") from None
+    from ptxconf.providers import Z3
+
+    why = Z3.problem()
+    if why:
+        raise UsageError(f"the proofs need z3-solver: {why}")
+    from ptxconf.cases import execute
+    from ptxconf.oracle.findings import judge
+    from ptxconf.oracle.proofs.cases import proof_cases
     from ptxconf.results import Status
-    from ptxconf.run import triage
 
     spec = _spec(args)
     rows = []
     for case in proof_cases(spec, timeout_s=args.timeout_s):
         if args.only and args.only not in case.id:
             continue
-        r = triage(case.run())
+        r = judge(execute(case))
         rows.append({"id": r.id, "claim": r.check,
-                     "status": r.details.get("proof_status", r.status.value),
-                     "result": r.status.value,
-                     "counterexample": r.details.get("counterexample"),
-                     "reproduce": r.details.get("reproduce"), "finding": r.details.get("finding"),
+                     "status": r.fields.get("proof_status", r.status.value),
+                     "result": r.status.value, "code": r.code,
+                     "counterexample": r.fields.get("counterexample"),
+                     "reproduce": r.fields.get("reproduce"), "finding": r.fields.get("finding"),
                      "seconds": round(r.seconds, 4), "message": r.message})
+    if args.only and not rows:
+        raise UsageError(f"--only {args.only!r} matches no proof")
     order = {"error": 0, "unknown": 1, "refuted": 2, "proved": 3}
     rows.sort(key=lambda x: order.get(x["status"], 4))
     text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
@@ -233,8 +323,15 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return run_bench(_spec(args), as_json=args.json)
 
 
+def cmd_show(args: argparse.Namespace) -> int:
+    """Draw an oracle answer (see ptxconf.show)."""
+    from ptxconf.show import cmd_show as show
+
+    return show(args, _spec(args))
+
+
 COMMANDS = {"spec": cmd_spec, "oracle": cmd_oracle, "check": cmd_check, "prove": cmd_prove,
-            "report": cmd_report, "bench": cmd_bench}
+            "report": cmd_report, "bench": cmd_bench, "show": cmd_show}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -247,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SpecErrors as errs:
         for e in errs.errors:
             print(e, file=sys.stderr)
-        return 1
+        return 2
     except BrokenPipeError:  # `ptxconf ... | head`: the reader left; nothing to report
         sys.stderr.close()
         return 0
