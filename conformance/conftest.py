@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from ptxconf.gpu.runner import ProbeRunner
+
+from ptxconf.cases import Case
 from ptxconf.oracle.spec import Spec, default_spec
+from ptxconf.providers import REGISTRY, RunContext
 
 
 @pytest.fixture(scope="session")
@@ -15,14 +17,18 @@ def spec() -> Spec:
     return default_spec()
 
 
-@pytest.fixture(scope="module")
-def gpu() -> Iterator[ProbeRunner]:
-    """A probe worker on a usable sm_90a device; skips with the worker's reason otherwise."""
-    with ProbeRunner(timeout_s=120, start_timeout_s=180) as r:
-        res = r.call("device.usable_sm90a")
-        if not res.ok:
-            pytest.skip(f"device check failed in the worker: {res.error}")
-        usable, reason = res.value
-        if not usable:
-            pytest.skip(reason)
-        yield r
+@pytest.fixture(scope="session")
+def gpu_cases(spec: Spec) -> Iterator[dict[str, Case]]:
+    """Every GPU case by id, all sharing one run context (one probe-worker session, opened by
+    the first case that runs and closed at the end); skips with `gpu_problem()`'s reason where
+    no usable sm_90a device is found."""
+    from ptxconf.gpu.session import gpu_problem
+
+    why = gpu_problem()
+    if why is not None:
+        pytest.skip(why)
+    ctx = RunContext(gpu="on")
+    try:
+        yield {c.id: c for p in REGISTRY if p.gpu for c in p.load(spec, ctx)}
+    finally:
+        ctx.close()

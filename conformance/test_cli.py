@@ -33,7 +33,7 @@ def test_spec_validate_reports_each_problem_on_one_line(capsys, tmp_path: Path) 
     target = spec_dir / "wgmma" / "smem_alignment.yaml"
     target.write_text(target.read_text().replace("alignment_bytes: 16", "alignment_bits: 128"))
     code, _, err = run(capsys, "spec", "validate", "--spec-dir", str(spec_dir))
-    assert code == 1
+    assert code == 2
     lines = err.strip().splitlines()
     assert lines and all(": SPEC-" in line and " - " in line for line in lines)
     assert any(line.startswith(f"{target}:") and "SPEC-UNITS" in line for line in lines)
@@ -103,8 +103,13 @@ def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["schema_version"] == 2 and data["summary"]["fail"] == 0
     providers = {r["provider"] for r in data["results"]}
-    assert {"spec-lint", "self-consistency", "proofs", "assembler-witness", "gpu"} <= providers
-    gpu = [r for r in data["results"] if r["provider"] == "gpu"]
-    assert [(r["status"], r["code"]) for r in gpu] == [("skip", "dependency_missing")]
+    assert {"spec-lint", "self-consistency", "proofs", "assembler-witness"} <= providers
+    from ptxconf.providers import REGISTRY
+
+    gpu_providers = {p.name for p in REGISTRY if p.gpu}
+    gpu = [r for r in data["results"] if r["provider"] in gpu_providers]
+    assert len(gpu_providers) > 1 and {r["provider"] for r in gpu} == gpu_providers
+    assert {(r["status"], r["code"], r["message"]) for r in gpu} == {
+        ("skip", "dependency_missing", "not asked for (--gpu off)")}
     assert (tmp_path / "junit.xml").is_file() and (tmp_path / "report.html").is_file()
     assert "Traceback" not in proc.stderr

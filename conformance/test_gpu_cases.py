@@ -1,38 +1,52 @@
-"""The GPU cases on a CPU machine: their kernels compile, their interpretation round-trips.
+"""The GPU cases: every one runs here against a software model of the probes, and on a GPU.
 
 * Every kernel of `ptxconf check --gpu on` compiles for sm_90a with NVRTC (no GPU needed).
 * `ptxconf.oracle.interpret` round-trips: encodings, placement, register fragments, digit
   codes; a dump made from the oracle's own maps decodes back to the matrix it came from.
-* The whole case list runs against `Emulator`, a software model of the probes that reads
-  operands the way the oracle's documented readings say (and a wmma fragment map of its own):
-  every case must pass against it, and a model that swizzles element offsets instead of bytes
-  must be caught, with the hypothesis case naming the reading it followed.
-* The `gpu` marker tests skip with the reason from `usable_sm90a()` where no sm_90a is found.
+* Every GPU case of every GPU family (the providers of `ptxconf.providers.REGISTRY`, by id)
+  runs against `Emulator`, a software model of the probes that reads operands the way the
+  oracle's documented readings say (and a wmma fragment map of its own): each must pass. A
+  model that swizzles element offsets instead of bytes must be caught, with the hypothesis case
+  naming the reading it followed; a model that moves the swizzle phase by the base-offset field
+  (what the H100 did) must give the known finding.
+* With the `gpu` marker, every GPU case runs on the device, all in one session, each judged as
+  `ptxconf check` judges it (`judge(execute(case))`); they skip with `gpu_problem()`'s reason
+  where no usable sm_90a device is found.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from ptxconf.gpu import build, cases, device, probes
+
+from ptxconf.cases import Case, execute
+from ptxconf.gpu import build, plan, probes, session
 from ptxconf.gpu.runner import ProbeResult
-from ptxconf.gpu.variants import WARP_THREADS, WARPGROUP_THREADS, WgmmaVariant, WmmaVariant
+from ptxconf.gpu.variants import WgmmaVariant, WmmaVariant, isa_facts, parse_wgmma
+from ptxconf.oracle import facts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.canonical import canonical_row, row_swizzle
 from ptxconf.oracle.descriptor import descriptor_format
+from ptxconf.oracle.findings import judge
+from ptxconf.oracle.records import InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
-
-from ptxconf.results import Status
+from ptxconf.oracle.wmma import matrix_shape
+from ptxconf.providers import REGISTRY, RunContext
+from ptxconf.results import Result, Status
 
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
 SPEC = default_spec()
-PLAN = cases.plan(SPEC)
+PLAN = plan.plan(SPEC)
 EVIDENCE = Path(__file__).resolve().parent.parent / "reports" / "evidence"
+#: The GPU providers, in run order, and every GPU case id they list (no CuPy, no device).
+GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
+GPU_IDS = [c.id for p in GPU_PROVIDERS for c in p.case_ids(SPEC) or ()]
 
 
 # --- kernels compile ----------------------------------------------------------------------
@@ -57,18 +71,43 @@ def test_wmma_case_kernels_compile() -> None:
 
 def test_plan_covers_the_issue() -> None:
     """Every type row at three N, SS and RS, K-major x 4 swizzles, MN-major for 16-bit types."""
-    probes_ = cases.e2e_probes(SPEC)
+    probes_ = plan.e2e_probes(SPEC)
     rows = {p.row.id for p, _ in probes_}
-    assert rows == {r.id for r in SPEC.of(cases.InstructionType)}
+    assert rows == {r.id for r in SPEC.of(InstructionType)}
+    modes = set(facts.swizzle_modes(SPEC))
     for row_id in rows:
         mine = [(p, sw) for p, sw in probes_ if p.row.id == row_id]
         assert len({p.n for p, _ in mine}) == 3, row_id
         assert {p.rs for p, _ in mine} == {False, True}
-        assert {sw for p, sw in mine if p.major == "K"} == set(cases.SWIZZLES)
+        assert {sw for p, sw in mine if p.major == "K"} == modes
         if mine[0][0].variant.takes_trans:
-            assert {sw for p, sw in mine if p.major == "MN"} == set(cases.SWIZZLES)
+            assert {sw for p, sw in mine if p.major == "MN"} == modes
     kernels = sum(len(v) for v in PLAN.wgmma_batches.values())
     assert kernels <= 160, f"{kernels} wgmma kernels: compile time grows with every one"
+
+
+def test_compile_batches_hold_every_form() -> None:
+    """The all-ones self test of gpu.compile runs every instruction form (each transpose pair)."""
+    from ptxconf.gpu.variants import wgmma_families
+
+    held = {v for vs in PLAN.wgmma_batches.values() for v in vs}
+    n0 = {(r.k_elems, r.dtype, r.atype, r.btype): plan.n_values(SPEC, r)[0]
+          for r in SPEC.of(InstructionType)}
+    missing = [f.kernel_name for f in wgmma_families(SPEC)
+               if f.with_n(n0[(f.k, f.dtype, f.atype, f.btype)]) not in held]
+    assert not missing, missing
+
+
+def test_gpu_case_ids_match_the_evidence() -> None:
+    """The ids are stable: the committed evidence and the known findings are keyed by them."""
+    runs = sorted(EVIDENCE.glob("*/results.json"))
+    if not runs:
+        pytest.skip(f"no evidence under {EVIDENCE}")
+    assert len(GPU_IDS) == len(set(GPU_IDS))
+    for path in runs:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        ids = {r["id"] for r in data["results"] if r["id"].startswith("gpu.")}
+        assert ids == set(GPU_IDS), (path, sorted(ids ^ set(GPU_IDS))[:8])
 
 
 # --- interpretation round trips ---------------------------------------------------------------
@@ -104,7 +143,7 @@ def test_encode_refuses_inexact(dtype: str, value: int) -> None:
 @pytest.mark.parametrize("dtype", ["f16", "e4m3", "b1", "tf32"])
 @pytest.mark.parametrize(("major", "swizzle"), [("K", "none"), ("K", "128B"), ("K", "32B")])
 def test_place_gather_round_trip(dtype: str, major: str, swizzle: str) -> None:
-    lay = cases._layout(SPEC, dtype, major, swizzle, 64, 256 // I.element_bits(SPEC, dtype))
+    lay = session.layout(SPEC, dtype, major, swizzle, 64, 256 // I.element_bits(SPEC, dtype))
     offs = I.offsets(SPEC, lay)
     assert I.offsets_injective(offs), lay
     rng = np.random.default_rng(1)
@@ -119,7 +158,7 @@ def test_compact_strides_pack_the_operand() -> None:
     """The compact LBO/SBO leave no gap: footprint == elements x width (K-major none)."""
     for dtype in ("f16", "e4m3", "tf32", "b1"):
         k = 256 // I.element_bits(SPEC, dtype)
-        lay = cases._layout(SPEC, dtype, "K", "none", 64, k)
+        lay = session.layout(SPEC, dtype, "K", "none", 64, k)
         offs = I.offsets(SPEC, lay)
         assert I.footprint_bytes(offs, I.element_bits(SPEC, dtype)) == 64 * 32, lay
 
@@ -133,16 +172,14 @@ def test_compact_strides_pack_the_operand() -> None:
 ])
 def test_fragments_round_trip(name: str) -> None:
     """Matrix -> registers by the oracle's map -> matrix, for D and register A."""
-    from ptxconf.gpu.variants import parse_wgmma
-
-    v = parse_wgmma(name, a_from_regs=True)
+    v = parse_wgmma(SPEC, name, a_from_regs=True)
     rng = np.random.default_rng(2)
     for operand, dtype, shape, nreg in (("D", v.dtype, (v.m, v.n), v.nreg_d),
                                         ("A", v.atype, (v.m, v.k), v.nreg_a)):
         bits = I.element_bits(SPEC, dtype)
         raw = rng.integers(0, 1 << min(bits, 16), size=shape).astype(np.uint64)
         table = I.fragment_table(SPEC, name, operand)
-        regs = I.regs_from_matrix(raw, table, WARPGROUP_THREADS, nreg, bits)
+        regs = I.regs_from_matrix(raw, table, facts.warpgroup_threads(SPEC), nreg, bits)
         assert np.array_equal(I.matrix_from_regs(regs, table, shape, bits), raw), operand
 
 
@@ -184,6 +221,7 @@ class Emulator:
     def __init__(self, spec: Spec, swizzle_unit: str = "bytes",
                  field_moves_phase: bool = False) -> None:
         self.spec = spec
+        self.isa = isa_facts(spec)
         self.swizzle_unit = swizzle_unit
         self.field_moves_phase = field_moves_phase
         self.restarts = 0
@@ -263,7 +301,7 @@ class Emulator:
                               v.k)
         d = I.matmul(a.astype(np.int64), b.astype(np.int64))
         table = I.fragment_table(self.spec, v.ptx_name, "D")
-        regs = I.regs_from_matrix(I.encode(self.spec, v.dtype, d), table, WARPGROUP_THREADS,
+        regs = I.regs_from_matrix(I.encode(self.spec, v.dtype, d), table, self.isa.warpgroup_threads,
                                   v.nreg_d, I.element_bits(self.spec, v.dtype))
         return probes.WgmmaDump(v, regs, FAKE_SMEM_BASE,
                                 None if a_start is None else FAKE_SMEM_BASE + a_start,
@@ -275,15 +313,15 @@ class Emulator:
     # wmma
 
     def _wmma_geometry(self, v: WmmaVariant) -> tuple[int, int, int, int]:
-        rows, cols = cases._wmma_geometry(v)
+        rows, cols = matrix_shape(v.m, v.n, v.k, v.matrix)
         bits = I.element_bits(self.spec, v.dtype)
         copies = 2 if v.matrix != "c" and v.dtype == "f16" and v.shape == "m16n16k16" else 1
-        num = rows * cols * copies // WARP_THREADS
+        num = rows * cols * copies // self.isa.warp_threads
         return rows, cols, num, max(1, num * bits // 8)
 
     def _cells(self, v: WmmaVariant) -> np.ndarray:
         rows, cols, num, _ = self._wmma_geometry(v)
-        q = (np.arange(WARP_THREADS * num) % (rows * cols)).reshape(WARP_THREADS, num)
+        q = (np.arange(self.isa.warp_threads * num) % (rows * cols)).reshape(self.isa.warp_threads, num)
         return np.stack([q // cols, q % cols], axis=-1)
 
     def _offsets(self, v: WmmaVariant, ldm: int, col_major: bool | None) -> np.ndarray:
@@ -311,7 +349,7 @@ class Emulator:
         if bits >= 8:
             words = I.wmma_fill_words(slots, fb, bits, -(-fb // 4))
         else:
-            words = np.zeros((WARP_THREADS, 1), dtype=np.uint64)
+            words = np.zeros((self.isa.warp_threads, 1), dtype=np.uint64)
             for e in range(num):
                 words[:, 0] |= slots[:, e] << np.uint64(e * bits)
             words = words.astype(np.uint32)
@@ -332,90 +370,112 @@ class Emulator:
         return probes.WmmaDump(v, np.asarray(frag_words), img.tobytes(), fb, num, 0x1000,
                                use_smem)
 
-
 class _Fault(Exception):
     pass
 
 
-def _run_cases(runner: Emulator, only: str | None = None) -> list:
-    out = []
-    for case in cases.gpu_cases(SPEC, runner=runner):
-        if only and only not in case.id:
-            continue
-        out.append(case.run())
-    return out
+def emulated_context(emu: Emulator) -> RunContext:
+    """A run context whose GPU session talks to the emulator instead of a probe worker."""
+    ctx = RunContext(gpu="on")
+    ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(SPEC, emu),
+                 session.Session.close)
+    return ctx
+
+
+def run_emulated(emu: Emulator, only: str | None = None) -> list[Result]:
+    """Every GPU case (of every GPU provider) whose id holds `only`, run against `emu`."""
+    ctx = emulated_context(emu)
+    try:
+        return [execute(c) for p in GPU_PROVIDERS for c in p.load(SPEC, ctx)
+                if not only or only in c.id]
+    finally:
+        ctx.close()
 
 
 @pytest.fixture(scope="module")
-def emulated() -> list:
-    return _run_cases(Emulator(SPEC))
+def emulated() -> Iterator[dict[str, Case]]:
+    """Every GPU case by id, sharing one session with the documented model."""
+    ctx = emulated_context(Emulator(SPEC))
+    try:
+        yield {c.id: c for p in GPU_PROVIDERS for c in p.load(SPEC, ctx)}
+    finally:
+        ctx.close()
 
 
-def test_every_case_passes_against_the_documented_model(emulated: list) -> None:
-    bad = [f"{r.id}: {r.status.value}: {r.message}" for r in emulated
-           if r.status is not Status.PASS
-           and not (r.status is Status.SKIP and "breaks the rule" in r.message)]
-    assert not bad, f"{len(bad)} of {len(emulated)} cases do not pass:\n" + "\n".join(bad[:20])
+#: Fields some cases must show against the documented model (the reading it follows).
+EXPECTED_FIELDS: dict[str, dict[str, Any]] = {
+    "gpu.hypothesis[swizzle_unit]": {"silicon_followed": ["bytes"]},
+    "gpu.hypothesis[mn_lbo_sbo_roles]": {"silicon_followed": ["as_documented"]},
+    "gpu.hypothesis[k_swizzled_lbo]": {"silicon_followed": ["ignored"]},
+    "gpu.hypothesis[base_offset]": {"silicon_followed": {
+        "field 0": ["absolute", "absolute_minus_field"],
+        "field per rule, start on a 128-B row": ["absolute"],
+        "field per rule, start inside a 128-B row": ["absolute"]}},
+    "gpu.hypothesis[a_regs_like_d16]": {"silicon_followed": "a_regs_like_d16"},
+}
 
 
-def test_case_ids_are_unique_and_name_rows(emulated: list) -> None:
-    ids = [r.id for r in emulated]
-    assert len(ids) == len(set(ids))
-    assert "gpu.e2e[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:MN_SW128]" in ids
-    assert all(r.device == "emulator (cc 9.0; driver -; CUDA runtime -; CuPy -)"
-               for r in emulated)
+@pytest.mark.parametrize("case_id", GPU_IDS)
+def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
+                                                      case_id: str) -> None:
+    c = emulated[case_id]
+    r = execute(c)
+    allowed_skip = r.status is Status.SKIP and "breaks the rule" in r.message
+    assert r.status is Status.PASS or allowed_skip, f"{r.status.value} [{r.code}]: {r.message}"
+    assert r.provider.startswith("gpu-") and r.id == case_id
+    assert r.device == "emulator (cc 9.0; driver -; CUDA runtime -; CuPy -)"
+    size = len(json.dumps(r.fields, default=str))
+    assert size < 40_000, f"{size} bytes of fields: the report embeds every result's fields"
+    for key, want in EXPECTED_FIELDS.get(case_id, {}).items():
+        assert r.fields[key] == want, (key, r.fields[key])
+    if r.check == plan.CHECK_WMMA_LOAD:
+        assert r.fields["map"] and r.fields["map_fingerprint"].startswith("sha256:")
+    if r.check == plan.CHECK_COMPILE and c.key != plan.WMMA_BATCH:
+        assert r.fields["all_ones"]["kernels"] == len(PLAN.wgmma_batches[c.key])
 
 
-def test_details_stay_small(emulated: list) -> None:
-    """The report embeds every result's details: no case may bloat it."""
-    sizes = sorted(((len(json.dumps(r.fields, default=str)), r.id) for r in emulated),
-                   reverse=True)
-    assert sizes[0][0] < 40_000, sizes[:3]
-    assert sum(s for s, _ in sizes) < 8_000_000
-
-
-def test_hypotheses_record_the_reading(emulated: list) -> None:
-    hyp = {r.id: r for r in emulated if r.check == cases.CHECK_HYPOTHESIS}
-    assert set(hyp) == {f"gpu.hypothesis[{n}]" for n in ("swizzle_unit", "mn_lbo_sbo_roles",
-                                                          "k_swizzled_lbo", "base_offset",
-                                                          "a_regs_like_d16")}
-    assert hyp["gpu.hypothesis[swizzle_unit]"].fields["silicon_followed"] == ["bytes"]
-    assert hyp["gpu.hypothesis[mn_lbo_sbo_roles]"].fields["silicon_followed"] == [
-        "as_documented"]
+def test_every_gpu_family_is_a_provider() -> None:
+    names = [p.name for p in GPU_PROVIDERS]
+    assert names == ["gpu-device", "gpu-discovery", "gpu-e2e", "gpu-address", "gpu-hypotheses",
+                     "gpu-wmma"]
+    assert "gpu.e2e[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:MN_SW128]" in GPU_IDS
+    assert GPU_IDS[:2] == ["gpu.device[sm_90a]", "gpu.compile[wgmma:smallest N]"]
 
 
 def test_a_model_that_swizzles_elements_is_caught() -> None:
     """A device that XORs element offsets: e2e and smem maps fail with diff tables, and the
     hypothesis case says which reading it followed (a discrepancy: not the documented one)."""
-    results = {r.id: r for r in _run_cases(Emulator(SPEC, swizzle_unit="elements"),
-                                           only="f32.f16.f16")}
+    results = {r.id: r for r in run_emulated(Emulator(SPEC, swizzle_unit="elements"),
+                                             only="f32.f16.f16")}
     e2e = results["gpu.e2e[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:K_SW128]"]
-    assert e2e.status is Status.FAIL
+    assert e2e.status is Status.FAIL and e2e.code == "silicon_disagrees"
     assert "differ; first (m " in e2e.message and "window" in e2e.fields["diff"]
     smem = results["gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"]
     assert smem.status is Status.FAIL and "(m " in smem.message
     assert "ptxconf oracle smem-offsets" in smem.fields["diff"]["oracle"]
-    hyp = _run_cases(Emulator(SPEC, swizzle_unit="elements"), only="hypothesis[swizzle_unit]")
-    assert hyp[0].status is Status.DISCREPANCY
+    hyp = run_emulated(Emulator(SPEC, swizzle_unit="elements"), only="hypothesis[swizzle_unit]")
+    assert hyp[0].status is Status.DISCREPANCY and hyp[0].code == "silicon_disagrees"
     assert hyp[0].fields["silicon_followed"] == ["elements"]
+    assert judge(hyp[0]).code == "finding_new"
 
 
 def test_a_fault_is_that_cases_failure_and_the_run_goes_on() -> None:
     emu = Emulator(SPEC)
-    results = _run_cases(emu, only="gpu.wmma.align")
+    results = run_emulated(emu, only="gpu.wmma.align")
     assert results and emu.restarts > 0
     faulted = [r for r in results if f"silicon: {MISALIGNED}" in r.message]
     assert faulted and all(r.status in (Status.PASS, Status.SKIP) for r in results), [
         (r.id, r.message) for r in results if r.status is not Status.PASS]
     assert all("the rule rejects it (start of leading-dimension instance" in r.message
-               for r in faulted)
+               and r.code == "observed" for r in faulted)
 
 
-def test_a_base_offset_field_that_moves_the_phase_is_a_discrepancy() -> None:
+def test_a_base_offset_field_that_moves_the_phase_is_the_known_finding() -> None:
     """What the H100 did: absolute with the field 0, relative with the field set per the rule.
-    The address cases record it; the hypothesis case is one discrepancy naming both."""
+    The address cases record it; the hypothesis case is one discrepancy naming both, and it
+    is the known finding (oracle/findings.yaml) exactly."""
     emu = Emulator(SPEC, field_moves_phase=True)
-    results = {r.id: r for r in _run_cases(emu, only="base_offset")}
+    results = {r.id: r for r in run_emulated(emu, only="base_offset")}
     hyp = results["gpu.hypothesis[base_offset]"]
     assert hyp.status is Status.DISCREPANCY, hyp.message
     assert hyp.fields["silicon_followed"]["field 0"] == ["absolute", "absolute_minus_field"]
@@ -424,37 +484,13 @@ def test_a_base_offset_field_that_moves_the_phase_is_a_discrepancy() -> None:
         "['relative']; field per rule, start inside a 128-B row: neither reading): the "
         "base-offset field is not only informative, it moves the swizzle phase; "
         "swizzle(start + offset - (field << 7)) fits every probe")
-    starts = [r for r in _run_cases(emu, only="gpu.address.start") if "K_SW128:+256" in r.id]
+    judged = judge(hyp)
+    assert judged.code == "finding_known", judged.message
+    starts = [r for r in run_emulated(emu, only="gpu.address.start") if "K_SW128:+256" in r.id]
     assert {r.status for r in starts} == {Status.PASS}
     by_field = {r.fields["base_offset_field"]: r.fields["silicon_followed"] for r in starts}
     assert by_field == {0: ["absolute", "absolute_minus_field"],
                         2: ["absolute_minus_field", "relative"]}
-
-
-def test_wmma_maps_are_recorded(emulated: list) -> None:
-    loads = [r for r in emulated if r.check == cases.CHECK_WMMA_LOAD]
-    assert loads and all(r.fields["map"] and r.fields["map_fingerprint"].startswith("sha256:")
-                         for r in loads)
-
-
-# --- on a GPU --------------------------------------------------------------------------------
-
-USABLE, WHY = device.usable_sm90a()
-
-
-@pytest.mark.gpu
-@pytest.mark.skipif(not USABLE, reason=WHY)
-def test_gpu_cases_smoke() -> None:
-    """A handful of cases on the device: one of each kind."""
-    picks = ("gpu.device", "gpu.d_map[wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16]",
-             "gpu.e2e[wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16:SS:K_SW128]",
-             "gpu.e2e[wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16:RS:MN_SW64]",
-             "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8:B:K_SW32]",
-             "gpu.wmma.load[m16n16k16.f16.a.row]")
-    results = [c.run() for c in cases.gpu_cases(SPEC) if c.id.startswith(picks)]
-    assert len(results) >= len(picks)
-    bad = [(r.id, r.message) for r in results if r.status is not Status.PASS]
-    assert not bad, bad
 
 
 def test_wmma_maps_agree_across_devices() -> None:
@@ -466,8 +502,28 @@ def test_wmma_maps_agree_across_devices() -> None:
     for path in runs:
         data = json.loads(path.read_text(encoding="utf-8"))
         for r in data["results"]:
-            fp = (r.get("details") or {}).get("map_fingerprint")
-            if r["check"] == cases.CHECK_WMMA_LOAD and fp:
+            fp = (r.get("fields") or r.get("details") or {}).get("map_fingerprint")
+            if r["check"] == plan.CHECK_WMMA_LOAD and fp:
                 seen.setdefault(r["id"], {})[f"{path.parent.name} ({r.get('device')})"] = fp
     differ = {k: v for k, v in seen.items() if len(set(v.values())) > 1}
     assert not differ, f"wmma fragment maps differ across devices: {differ}"
+
+
+# --- on a GPU: every case, judged as `ptxconf check` judges it ----------------------------------
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case_id", GPU_IDS)
+def test_gpu_case(gpu_cases: dict[str, Case], case_id: str,
+                  record_property: Any) -> None:
+    r = judge(execute(gpu_cases[case_id]))
+    if r.device:
+        record_property("device", r.device)
+    if r.status is Status.PASS:
+        return
+    if r.status is Status.DISCREPANCY and r.code == "finding_known":
+        record_property("finding", r.fields["finding"])
+        return
+    if r.status is Status.SKIP:
+        pytest.skip(r.message)
+    pytest.fail(f"[{r.code}] {r.message}", pytrace=False)

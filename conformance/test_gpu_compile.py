@@ -10,25 +10,29 @@ import re
 from pathlib import Path
 
 import pytest
+
 from ptxconf.gpu import build
 from ptxconf.gpu.variants import (
     WgmmaVariant,
     instruction_types,
+    isa_facts,
     parse_wgmma,
     wgmma_families,
     wmma_probe_variants,
 )
 from ptxconf.oracle.records import RegisterFragment
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
 
-FAMILIES = wgmma_families(n=8)
-WMMA = wmma_probe_variants()
-ROWS = instruction_types()
+SPEC = default_spec()
+ISA = isa_facts(SPEC)
+FAMILIES = wgmma_families(SPEC, n=8)
+WMMA = wmma_probe_variants(SPEC)
+ROWS = instruction_types(SPEC)
 # The widest N of every type row, SS form: the longest operand lists (128 accumulators).
-WIDE = [WgmmaVariant(n=256, k=r.k_elems, dtype=r.dtype, atype=r.atype, btype=r.btype)
+WIDE = [WgmmaVariant(n=256, k=r.k_elems, dtype=r.dtype, atype=r.atype, btype=r.btype, isa=ISA)
         for r in ROWS]
 
 
@@ -90,20 +94,20 @@ def test_wmma_probe_compiles(wmma_module: dict, variant) -> None:
     ("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3.satfinite", "'.satfinite'"),
 ])
 def test_assembler_rejects(name: str, needle: str) -> None:
-    ok, log = build.compile_check(parse_wgmma(name))
+    ok, log = build.compile_check(parse_wgmma(SPEC, name))
     assert not ok, f"{name}: the assembler accepted it"
     assert needle in log, f"{name}: expected {needle!r} in the assembler's log, got:\n{log}"
 
 
 @needs_nvrtc
 def test_assembler_accepts_m64n8k16() -> None:
-    ok, log = build.compile_check(parse_wgmma("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"))
+    ok, log = build.compile_check(parse_wgmma(SPEC, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"))
     assert ok, log
 
 
 @pytest.fixture(scope="module")
 def sweep() -> build.WitnessSweep:
-    return build.witness_valid_n()
+    return build.witness_valid_n(wgmma_families(SPEC, all_trans=False))
 
 
 def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
@@ -111,7 +115,7 @@ def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
 
 
 @needs_nvrtc
-@pytest.mark.parametrize("variant", wgmma_families(all_trans=False),
+@pytest.mark.parametrize("variant", wgmma_families(SPEC, all_trans=False),
                          ids=lambda v: f"{v.dtype}.{v.atype}.{v.btype}.{v.form}"
                          + (".satfinite" if v.satfinite else ""))
 def test_assembler_valid_n_matches_spec(sweep: build.WitnessSweep, spec: Spec,
@@ -137,17 +141,17 @@ def test_assembler_valid_n_matches_spec(sweep: build.WitnessSweep, spec: Spec,
 
 @pytest.mark.parametrize("variant", FAMILIES, ids=lambda v: v.kernel_name)
 def test_ptx_name_round_trips(variant: WgmmaVariant) -> None:
-    again = parse_wgmma(variant.ptx_name, a_from_regs=variant.a_from_regs,
+    again = parse_wgmma(SPEC, variant.ptx_name, a_from_regs=variant.a_from_regs,
                         trans_a=variant.trans_a, trans_b=variant.trans_b)
     assert again == variant
 
 
 def test_ptx_name_example() -> None:
-    v = WgmmaVariant(n=8, k=16, dtype="f32", atype="f16", btype="f16")
+    v = WgmmaVariant(n=8, k=16, dtype="f32", atype="f16", btype="f16", isa=ISA)
     assert v.ptx_name == "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
-    sat = parse_wgmma("wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.s8.satfinite")
+    sat = parse_wgmma(SPEC, "wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.s8.satfinite")
     assert (sat.n, sat.atype, sat.btype, sat.satfinite) == (24, "u8", "s8", True)
-    b1 = parse_wgmma("wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc")
+    b1 = parse_wgmma(SPEC, "wgmma.mma_async.sync.aligned.m64n256k256.s32.b1.b1.and.popc")
     assert b1.ptx_name.endswith(".s32.b1.b1.and.popc")
 
 
@@ -159,15 +163,15 @@ def test_ptx_name_example() -> None:
 ])
 def test_parse_rejects(bad: str) -> None:
     with pytest.raises(ValueError):
-        parse_wgmma(bad)
+        parse_wgmma(SPEC, bad)
 
 
 def test_trans_only_where_spelled() -> None:
     with pytest.raises(ValueError, match="imm-trans"):
-        WgmmaVariant(n=8, k=8, dtype="f32", atype="tf32", btype="tf32", trans_b=1)
+        WgmmaVariant(n=8, k=8, dtype="f32", atype="tf32", btype="tf32", trans_b=1, isa=ISA)
     with pytest.raises(ValueError, match="imm-trans-a"):
         WgmmaVariant(n=8, k=16, dtype="f32", atype="f16", btype="f16", a_from_regs=True,
-                     trans_a=1)
+                     trans_a=1, isa=ISA)
 
 
 @pytest.mark.parametrize("row", ROWS, ids=lambda r: r.id)
@@ -177,7 +181,7 @@ def test_register_counts_match_spec(spec: Spec, row) -> None:
     frag_a = spec.get(RegisterFragment, row.fragment_a)
     for n in frag_d.valid_n_values() or range(8, 257, 8):
         v = WgmmaVariant(n=n, k=row.k_elems, dtype=row.dtype, atype=row.atype, btype=row.btype,
-                         a_from_regs=True)
+                         a_from_regs=True, isa=ISA)
         assert (v.nreg_d, v.nreg_a) == (frag_d.registers_for(n), frag_a.registers_for(n)), (
             f"{v.ptx_name}: kernel registers D={v.nreg_d}, A={v.nreg_a}; spec "
             f"{frag_d.id}={frag_d.registers}, {frag_a.id}={frag_a.registers}")

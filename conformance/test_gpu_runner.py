@@ -7,6 +7,7 @@ keeps the worker, and the results gathered before a failure are kept.
 from __future__ import annotations
 
 import pytest
+
 from ptxconf.gpu.runner import ProbeRunner
 
 

@@ -121,3 +121,86 @@ def test_instruction_row_the_assembler_rejects(scratch: Path,
     assert code == 2, err
     assert any(e.startswith(f"{target}:{line}: SPEC-ASSEMBLER - row 'k16.f32.f16.bf16': the "
                             "assembler (sm_90a) rejects wgmma.mma_async") for e in err), err
+
+
+# --- new shapes and types from YAML alone --------------------------------------------------
+
+
+def _without(root: Path, value: str) -> None:
+    """Remove a type or shape from a spec tree by editing YAML only: rows whose id or any field
+    names `value` go, and `value` leaves every list field."""
+    import yaml
+
+    for path in root.rglob("*.yaml"):
+        data = yaml.safe_load(path.read_text())
+        rows = []
+        for row in data.get("rows", []):
+            named = [v for k, v in row.items() if isinstance(v, str) and (v == value or (
+                k == "id" and value in v.split(".")))]
+            if named:
+                continue
+            rows.append({k: [x for x in v if x != value] if isinstance(v, list) else v
+                         for k, v in row.items()})
+        data["rows"] = rows
+        path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def _ids(root: Path | None) -> dict[str, set[str]]:
+    """Case ids per provider for a spec tree (the bundled one for None)."""
+    from ptxconf.oracle.spec import load_spec
+    from ptxconf.providers import REGISTRY, RunContext
+
+    spec = load_spec(root)
+    out: dict[str, set[str]] = {}
+    for prov in REGISTRY:
+        listed = prov.case_ids(spec)
+        if listed is None:
+            if prov.problem() is not None:
+                continue
+            listed = list(prov.load(spec, RunContext(gpu="off")))
+        out.setdefault("gpu" if prov.gpu else prov.name, set()).update(c.id for c in listed)
+    return out
+
+
+def _gained(scratch: Path, *, strict: bool = True) -> dict[str, set[str]]:
+    """Case ids the bundled spec has over the scratch tree; with `strict`, it loses none."""
+    before, after = _ids(scratch), _ids(None)
+    for prov in before:
+        lost = before[prov] - after[prov]
+        assert not strict or not lost, f"{prov}: ids lost: {sorted(lost)[:5]}"
+    return {prov: after[prov] - before.get(prov, set()) for prov in after}
+
+
+def test_a_new_element_type_from_yaml_alone(scratch: Path) -> None:
+    """e5m2 (its element row, its instruction rows, its place in fragment type lists) is
+    the 'new' type: the bundled spec gains its cases over a tree without it, in every
+    provider that reads instruction rows, with no Python change."""
+    _without(scratch, "e5m2")
+    gained = _gained(scratch)
+    for prov in ("self-consistency", "assembler-witness", "gpu"):
+        named = {i for i in gained.get(prov, set()) if "e5m2" in i}
+        assert named, f"{prov}: no case names e5m2 ({sorted(gained.get(prov, set()))[:5]})"
+    assert any("wgmma.mma_async.sync.aligned.m64n" in i and ".e5m2" in i
+               for i in gained["gpu"]), "no GPU end-to-end case for the new type"
+
+
+def test_a_new_wmma_shape_from_yaml_alone(scratch: Path) -> None:
+    _without(scratch, "m32n8k16")
+    gained = _gained(scratch)
+    assert any("m32n8k16" in i for i in gained["self-consistency"]), gained["self-consistency"]
+    assert any(i.startswith("gpu.wmma.load[") and "m32n8k16" in i for i in gained["gpu"])
+    assert any(i.startswith("gpu.wmma.store[") and "m32n8k16" in i for i in gained["gpu"])
+
+
+def test_a_new_n_range_from_yaml_alone(scratch: Path) -> None:
+    """The f32-accumulator k16 fragment with its valid N cut to 8..128: the bundled range
+    (to 256) is the 'new' one and gains its largest-N cases."""
+    import yaml
+
+    path = scratch / "wgmma" / "register_fragments.yaml"
+    data = yaml.safe_load(path.read_text())
+    row = next(r for r in data["rows"] if r["id"] == "k16.D.f32")
+    row["valid_n"] = [{"step_elems": 8, "i_min": 1, "i_max": 16}]
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    gained = _gained(scratch, strict=False)  # the middle N of the range moves with it
+    assert any("m64n256k16.f32.f16.f16" in i for i in gained["gpu"]), sorted(gained["gpu"])[:5]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import glob
 import hashlib
+import importlib
 import os
 import re
 import threading
@@ -27,7 +28,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .variants import WgmmaVariant, WmmaVariant, wgmma_families
+from .variants import WgmmaVariant, WmmaVariant
 
 ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
 CACHE_ENV = "PTXCONF_KERNEL_CACHE"  # a folder: on-disk cubin cache of the NVRTC path
@@ -150,8 +151,8 @@ def _include_candidates() -> list[Path]:
     except Exception:  # noqa: BLE001 - CuPy absent or without a toolkit: other candidates
         pass
     try:
-        import nvidia  # the namespace package of NVIDIA's CUDA wheels
-
+        # The namespace package of NVIDIA's CUDA wheels (untyped, often absent).
+        nvidia = importlib.import_module("nvidia")
         for root in getattr(nvidia, "__path__", []):
             out += [Path(p) for p in sorted(glob.glob(os.path.join(root, "*", "include")))]
     except ImportError:
@@ -401,12 +402,12 @@ class WitnessSweep:
     nvrtc: tuple[int, int]
 
 
-def witness_valid_n(families: Sequence[WgmmaVariant] | None = None,
+def witness_valid_n(families: Sequence[WgmmaVariant],
                     n_values: Iterable[int] = range(1, 257), *, batch: int = 1024,
                     threads: int = 1) -> WitnessSweep:
-    """Ask the assembler which N each instruction family accepts (default: every spec row,
-    SS and RS, with and without .satfinite, N in 1..256)."""
-    fams = list(families) if families is not None else wgmma_families(all_trans=False)
+    """Ask the assembler which N each instruction family accepts (e.g. every spec row, SS and
+    RS, with and without .satfinite: `variants.wgmma_families(spec, all_trans=False)`)."""
+    fams = list(families)
     ns = list(n_values)
     cands = [f.with_n(n) for f in fams for n in ns]
     start = time.perf_counter()

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import build
-from .variants import WARP_THREADS, WARPGROUP_THREADS, WgmmaVariant, WmmaVariant
+from .variants import WgmmaVariant, WmmaVariant
 
 #: Each operand's region of the shared-memory image starts on this boundary; the kernel
 #: declares its dynamic shared memory with the same alignment (kernels/wgmma_probe.cu).
@@ -76,7 +76,7 @@ class WgmmaDump:
     """What one wgmma probe returned, raw."""
 
     variant: WgmmaVariant
-    regs: np.ndarray  # uint32 [128, nreg_d]: accumulator words per thread after the MMA
+    regs: np.ndarray  # uint32 [warpgroup threads, nreg_d]: accumulator words per thread after the MMA
     smem_base_address: int  # the shared-memory address of the image's first byte
     a_start_address: int | None  # shared-memory address of A's first byte (None: RS form)
     b_start_address: int
@@ -124,8 +124,8 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     a_smem/b_smem: operand bytes exactly as shared memory should hold them from each operand's
     start. a_desc_rel/b_desc_rel: descriptors whose start-address field holds the offset from
     that start (0 normally); the kernel adds ((address >> desc_start_shift) << desc_start_lsb)
-    with the real shared-memory address. a_regs: uint32 [128, nreg_a] for the RS form.
-    c_init: uint32 [128, nreg_d] accumulator words; when given, D = A*B + C, else D = A*B.
+    with the real shared-memory address. a_regs: uint32 [threads, nreg_a] for the RS form.
+    c_init: uint32 [threads, nreg_d] accumulator words; when given, D = A*B + C, else D = A*B.
     smem_bytes: the least dynamic shared memory to allocate (zero-filled past the operands).
     Give it when a layout reaches past the last byte placed: a read beyond the allocation
     faults (seen on an H100: cudaErrorIllegalAddress).
@@ -141,21 +141,22 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     image, a_start, b_start = wgmma_smem_image(a_smem, b_smem, smem_a_offset_bytes,
                                                smem_b_offset_bytes, smem_bytes)
     nd, na = variant.nreg_d, variant.nreg_a
+    threads = variant.facts.warpgroup_threads
     # The SS kernel reads no A words; it still gets a valid pointer.
-    a_words = _words(a_regs if na else None, WARPGROUP_THREADS, max(na, 1), "a_regs")
-    c_words = _words(c_init, WARPGROUP_THREADS, nd, "c_init")
+    a_words = _words(a_regs if na else None, threads, max(na, 1), "a_regs")
+    c_words = _words(c_init, threads, nd, "c_init")
 
     kernel = build.wgmma_kernels([variant])[variant]
     d_image = cupy.asarray(np.frombuffer(image, dtype=np.uint8))
     d_a = cupy.asarray(a_words)
     d_c = cupy.asarray(c_words)
-    d_out = cupy.full((WARPGROUP_THREADS, nd), 0xFFFFFFFF, dtype=cupy.uint32)
+    d_out = cupy.full((threads, nd), 0xFFFFFFFF, dtype=cupy.uint32)
     d_info = cupy.zeros(3, dtype=cupy.uint64)
     args = (d_image, np.uint32(len(image) // _U128), np.uint32(a_start or 0), np.uint32(b_start),
             np.uint64(a_desc_rel or 0), np.uint64(b_desc_rel), np.uint32(desc_start_shift),
             np.uint32(desc_start_lsb), d_a, d_c, np.uint32(0 if c_init is None else 1), d_out,
             d_info)
-    _launch(kernel, WARPGROUP_THREADS, args, len(image))
+    _launch(kernel, threads, args, len(image))
     info = [int(x) for x in d_info.get()]
     base = info[0]
     return WgmmaDump(
@@ -170,7 +171,7 @@ def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
               c_init: np.ndarray | None = None, *, smem_a_offset_bytes: int = 0,
               smem_b_offset_bytes: int = 0, smem_bytes: int = 0, desc_start_shift: int,
               desc_start_lsb: int) -> np.ndarray:
-    """`run_wgmma_dump(...).regs`: uint32 [128, nreg_d] accumulator words per thread."""
+    """`run_wgmma_dump(...).regs`: uint32 [threads, nreg_d] accumulator words per thread."""
     return run_wgmma_dump(
         variant, a_smem, b_smem, a_desc_rel, b_desc_rel, a_regs, c_init,
         smem_a_offset_bytes=smem_a_offset_bytes, smem_b_offset_bytes=smem_b_offset_bytes,
@@ -192,7 +193,7 @@ class WmmaDump:
     """What one wmma probe returned, raw."""
 
     variant: WmmaVariant
-    words: np.ndarray  # uint32 [32, fragment words]: loaded (load) or given (store) per lane
+    words: np.ndarray  # uint32 [warp threads, fragment words]: loaded (load) or given (store) per lane
     memory: bytes  # the matrix memory after the probe (a store wrote into it)
     fragment_bytes: int  # sizeof(fragment.x), as the compiled header has it
     num_elements: int  # fragment.num_elements
@@ -216,7 +217,7 @@ def _run_wmma(variant: WmmaVariant, words: np.ndarray, memory: bytes, offset_byt
     d_info = cupy.zeros(4, dtype=cupy.uint32)
     args = (d_buf, np.uint32(size // _U128), np.uint32(use_smem), np.uint32(offset_bytes),
             np.uint32(ldm), np.uint32(col_major), d_words, d_info)
-    _launch(kernel, WARP_THREADS, args, size if use_smem else 0)
+    _launch(kernel, variant.facts.warp_threads, args, size if use_smem else 0)
     info = [int(x) for x in d_info.get()]
     nwords = -(-info[0] // 4)
     return WmmaDump(variant=variant, words=d_words.get()[:, :nwords].copy(),
@@ -245,22 +246,23 @@ def run_wmma_load(variant: WmmaVariant, memory: bytes, *, ldm: int, offset_bytes
     if variant.op != "load":
         raise ValueError(f"{variant.kernel_name} is not a load probe")
     layout = _check_layout_arg(variant, col_major)
-    fill = np.full((WARP_THREADS, build.WMMA_MAX_WORDS), 0xFFFFFFFF, dtype=np.uint32)
+    fill = np.full((variant.facts.warp_threads, build.WMMA_MAX_WORDS), 0xFFFFFFFF, dtype=np.uint32)
     return _run_wmma(variant, fill, memory, offset_bytes, ldm, layout, use_smem)
 
 
 def run_wmma_store(variant: WmmaVariant, frag_words: np.ndarray, memory: bytes, *, ldm: int,
                    col_major: bool, offset_bytes: int = 0, use_smem: bool = False) -> WmmaDump:
-    """Fill an accumulator fragment with raw words (uint32 [32, words]) and store it.
+    """Fill an accumulator fragment with raw words (uint32 [lanes, words]) and store it.
 
     `memory` is the image the store lands in (a sentinel pattern shows what it left alone).
     """
     if variant.op != "store":
         raise ValueError(f"{variant.kernel_name} is not a store probe")
+    lanes = variant.facts.warp_threads
     arr = np.ascontiguousarray(np.asarray(frag_words).astype(np.uint32, copy=False))
-    if arr.ndim != 2 or arr.shape[0] != WARP_THREADS or arr.shape[1] > build.WMMA_MAX_WORDS:
-        raise ValueError(f"frag_words: expected [{WARP_THREADS}, <= {build.WMMA_MAX_WORDS}], "
+    if arr.ndim != 2 or arr.shape[0] != lanes or arr.shape[1] > build.WMMA_MAX_WORDS:
+        raise ValueError(f"frag_words: expected [{lanes}, <= {build.WMMA_MAX_WORDS}], "
                          f"got {arr.shape}")
-    words = np.zeros((WARP_THREADS, build.WMMA_MAX_WORDS), dtype=np.uint32)
+    words = np.zeros((lanes, build.WMMA_MAX_WORDS), dtype=np.uint32)
     words[:, : arr.shape[1]] = arr
     return _run_wmma(variant, words, memory, offset_bytes, ldm, col_major, use_smem)

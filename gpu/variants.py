@@ -2,30 +2,24 @@
 
 A `WgmmaVariant` names one `wgmma.mma_async` instruction (shape, types, A in registers or in
 shared memory, the transpose immediates, `.satfinite`). A `WmmaVariant` names one wmma
-load or store probe. Facts about element widths and type pairings come from the spec, through
-`ptxconf.oracle.spec` (`wgmma/element_types.yaml`, `wgmma/instruction_types.yaml`,
-`wmma/default_strides.yaml`); what lives here is PTX *syntax* only: which operands an
-instruction form spells out, so that the host can write its operand list.
+load or store probe. Facts about element widths, thread counts, register width, M and which
+types spell imm-scale/imm-trans come from the spec through `ptxconf.oracle.facts`, gathered
+once per spec into an `IsaFacts` that every variant carries (`isa_facts(spec)`): the spec is
+passed in, never read behind the caller's back. What lives here is PTX *syntax* only: which
+operands an instruction form spells out, so that the host can write its operand list.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 
-from ptxconf.oracle import records
-from ptxconf.oracle.spec import default_spec
+from ptxconf.oracle import facts, records
+from ptxconf.oracle.spec import Spec
 
-WARPGROUP_THREADS = 128
-WARP_THREADS = 32
-REGISTER_BITS = 32
-
-# PTX syntax of wgmma.mma_async: which types spell imm-scale-a/b and imm-trans-a/b operands,
-# and the bit-op suffix of the single-bit form. (PTX ISA 9.7.15.5.2, "Syntax".)
-_TAKES_IMM_SCALE = frozenset({"f16", "bf16", "tf32", "e4m3", "e5m2"})
-_TAKES_IMM_TRANS = frozenset({"f16", "bf16"})
-_INTEGER_TYPES = frozenset({"s8", "u8"})
+# PTX syntax of wgmma.mma_async: the bit-op suffix of the single-bit form (PTX ISA 9.7.15.5.2).
 _B1_SUFFIX = ".and.popc"
 
 _WGMMA_NAME = re.compile(
@@ -36,33 +30,68 @@ _WGMMA_NAME = re.compile(
 )
 
 
-@functools.cache
-def element_bits() -> dict[str, int]:
-    """Element width in bits per PTX type name (spec/wgmma/element_types.yaml)."""
-    return {row.id: row.width_bits for row in default_spec().of(records.ElementType)}
+@dataclass(frozen=True)
+class IsaFacts:
+    """What spelling and launching a probe needs from the spec (`ptxconf.oracle.facts`).
+
+    Small and picklable: it travels with every variant into the probe worker.
+    """
+
+    element_bits: tuple[tuple[str, int], ...]
+    scale_types: frozenset[str]
+    trans_types: frozenset[str]
+    warpgroup_threads: int
+    warp_threads: int
+    register_bits: int
+    wgmma_m: int
+
+    def bits(self, dtype: str) -> int:
+        """Width in bits of an element type (KeyError if the spec has no such type)."""
+        return self.widths[dtype]
+
+    @functools.cached_property
+    def widths(self) -> Mapping[str, int]:
+        """Element type -> width in bits."""
+        return dict(self.element_bits)
 
 
-def instruction_types() -> tuple[records.InstructionType, ...]:
+def isa_facts(spec: Spec) -> IsaFacts:
+    """The facts of a spec that variants need, each from `ptxconf.oracle.facts`."""
+    types = facts.element_types(spec)
+    return IsaFacts(
+        element_bits=tuple((t, spec.element_bits(t)) for t in types),
+        scale_types=frozenset(t for t in types if facts.takes_imm_scale(spec, t)),
+        trans_types=frozenset(t for t in types if facts.takes_imm_trans(spec, t)),
+        warpgroup_threads=facts.warpgroup_threads(spec),
+        warp_threads=facts.warp_threads(spec),
+        register_bits=facts.register_bits(spec),
+        wgmma_m=facts.wgmma_m(spec))
+
+
+def instruction_types(spec: Spec) -> tuple[records.InstructionType, ...]:
     """The dense wgmma type combinations (spec/wgmma/instruction_types.yaml)."""
-    return default_spec().of(records.InstructionType)
+    return spec.of(records.InstructionType)
 
 
-def wmma_shapes() -> tuple[records.WmmaDefaultStride, ...]:
+def wmma_shapes(spec: Spec) -> tuple[records.WmmaDefaultStride, ...]:
     """The wmma shapes of the default-stride table (spec/wmma/default_strides.yaml)."""
-    return default_spec().of(records.WmmaDefaultStride)
+    return spec.of(records.WmmaDefaultStride)
 
 
-def _registers(rows: int, cols: int, bits: int, threads: int) -> int:
-    """32-bit registers per thread holding a rows x cols matrix of `bits`-wide elements."""
+def _registers(rows: int, cols: int, bits: int, threads: int, register_bits: int) -> int:
+    """Registers per thread holding a rows x cols matrix of `bits`-wide elements."""
     total_bits = rows * cols * bits
-    return -(-total_bits // (threads * REGISTER_BITS))
+    return -(-total_bits // (threads * register_bits))
 
 
 @dataclass(frozen=True, kw_only=True)
 class WgmmaVariant:
-    """One wgmma.mma_async instruction form, as a probe kernel issues it."""
+    """One wgmma.mma_async instruction form, as a probe kernel issues it.
 
-    m: int = 64
+    `isa`: the spec's facts (`isa_facts(spec)`); `m` 0 means the spec's wgmma M.
+    """
+
+    m: int = 0
     n: int
     k: int
     dtype: str
@@ -72,10 +101,15 @@ class WgmmaVariant:
     trans_a: int = 0
     trans_b: int = 0
     satfinite: bool = False
+    isa: IsaFacts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.isa is None:
+            raise ValueError("a wgmma variant needs the spec's facts: isa=isa_facts(spec)")
+        if self.m == 0:
+            object.__setattr__(self, "m", self.facts.wgmma_m)
         for name in ("dtype", "atype", "btype"):
-            if getattr(self, name) not in element_bits():
+            if getattr(self, name) not in self.facts.widths:
                 raise ValueError(f"{name}={getattr(self, name)!r}: not a type in element_types")
         for name in ("trans_a", "trans_b"):
             if getattr(self, name) not in (0, 1):
@@ -86,6 +120,12 @@ class WgmmaVariant:
             raise ValueError(f"{self.ptx_name}: A from registers spells no imm-trans-a")
         if self.m <= 0 or self.n <= 0 or self.k <= 0:
             raise ValueError(f"m, n, k must be positive, got {self.m}, {self.n}, {self.k}")
+
+    @property
+    def facts(self) -> IsaFacts:
+        """The spec's facts this variant was built with."""
+        assert self.isa is not None  # set in __post_init__
+        return self.isa
 
     @property
     def ptx_name(self) -> str:
@@ -101,29 +141,31 @@ class WgmmaVariant:
     @property
     def takes_trans(self) -> bool:
         """Whether this type spells imm-trans-a/b (MN-major operands possible)."""
-        return self.atype in _TAKES_IMM_TRANS
+        return self.atype in self.facts.trans_types
 
     @property
     def takes_scale(self) -> bool:
         """Whether this type spells imm-scale-a/b."""
-        return self.atype in _TAKES_IMM_SCALE
+        return self.atype in self.facts.scale_types
 
     @property
     def form(self) -> str:
         """'rs' when A comes from registers, 'ss' when both operands are in shared memory."""
         return "rs" if self.a_from_regs else "ss"
 
+    def _registers(self, rows: int, cols: int, dtype: str) -> int:
+        f = self.facts
+        return _registers(rows, cols, f.bits(dtype), f.warpgroup_threads, f.register_bits)
+
     @property
     def nreg_d(self) -> int:
-        """32-bit accumulator registers per thread."""
-        return _registers(self.m, self.n, element_bits()[self.dtype], WARPGROUP_THREADS)
+        """Accumulator registers per thread."""
+        return self._registers(self.m, self.n, self.dtype)
 
     @property
     def nreg_a(self) -> int:
-        """32-bit A registers per thread (0 when A is in shared memory)."""
-        if not self.a_from_regs:
-            return 0
-        return _registers(self.m, self.k, element_bits()[self.atype], WARPGROUP_THREADS)
+        """A registers per thread (0 when A is in shared memory)."""
+        return self._registers(self.m, self.k, self.atype) if self.a_from_regs else 0
 
     @property
     def kernel_name(self) -> str:
@@ -162,9 +204,9 @@ class WgmmaVariant:
         return ", ".join(parts)
 
 
-def parse_wgmma(name: str, *, a_from_regs: bool = False, trans_a: int = 0,
+def parse_wgmma(spec: Spec, name: str, *, a_from_regs: bool = False, trans_a: int = 0,
                 trans_b: int = 0) -> WgmmaVariant:
-    """The variant a PTX instruction name spells.
+    """The variant a PTX instruction name spells, with the spec's facts.
 
     E.g. `wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16`. The operand form (A from
     registers) and the transpose immediates are not part of the name.
@@ -178,22 +220,23 @@ def parse_wgmma(name: str, *, a_from_regs: bool = False, trans_a: int = 0,
     variant = WgmmaVariant(
         m=int(match["m"]), n=int(match["n"]), k=int(match["k"]), dtype=match["dtype"],
         atype=atype, btype=match["btype"], a_from_regs=a_from_regs, trans_a=trans_a,
-        trans_b=trans_b, satfinite=match["satfinite"] is not None)
+        trans_b=trans_b, satfinite=match["satfinite"] is not None, isa=isa_facts(spec))
     if variant.ptx_name != name.strip():
         raise ValueError(f"{name!r} does not round-trip (got {variant.ptx_name!r})")
     return variant
 
 
-def wgmma_families(n: int = 8, *, all_trans: bool = True) -> list[WgmmaVariant]:
+def wgmma_families(spec: Spec, n: int = 8, *, all_trans: bool = True) -> list[WgmmaVariant]:
     """Every instruction form of the spec's type table at one N.
 
     Per spec row: SS and RS forms; with and without .satfinite where the row has it; every
     imm-trans combination where the type spells them (only the first when `all_trans` is off).
     """
+    isa = isa_facts(spec)
     out: list[WgmmaVariant] = []
-    for row in instruction_types():
+    for row in instruction_types(spec):
         base = WgmmaVariant(n=n, k=row.k_elems, dtype=row.dtype, atype=row.atype,
-                            btype=row.btype)
+                            btype=row.btype, isa=isa)
         sat_options = (False, True) if row.satfinite else (False,)
         for a_from_regs in (False, True):
             for sat in sat_options:
@@ -227,7 +270,7 @@ class WmmaVariant:
 
     matrix: 'a', 'b' or 'c' (accumulator); dtype: the fragment's element type. layout:
     'row'/'col' for a and b (compile-time in wmma); None for the accumulator, whose memory
-    layout is a run-time argument.
+    layout is a run-time argument. isa: the spec's facts (`isa_facts(spec)`; see WgmmaVariant).
     """
 
     op: str
@@ -237,8 +280,11 @@ class WmmaVariant:
     k: int
     dtype: str
     layout: str | None = None
+    isa: IsaFacts | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if self.isa is None:
+            raise ValueError("a wmma variant needs the spec's facts: isa=isa_facts(spec)")
         if self.op not in ("load", "store"):
             raise ValueError(f"op={self.op!r}: expected 'load' or 'store'")
         if self.matrix not in ("a", "b", "c"):
@@ -249,8 +295,14 @@ class WmmaVariant:
             raise ValueError("layout is 'row'/'col' for a and b, None for the accumulator")
         if self.layout not in (None, "row", "col"):
             raise ValueError(f"layout={self.layout!r}: expected 'row' or 'col'")
-        if self.dtype not in element_bits():
+        if self.dtype not in self.facts.widths:
             raise ValueError(f"dtype={self.dtype!r}: not a type in element_types")
+
+    @property
+    def facts(self) -> IsaFacts:
+        """The spec's facts this probe was built with."""
+        assert self.isa is not None  # set in __post_init__
+        return self.isa
 
     @property
     def shape(self) -> str:
@@ -264,8 +316,9 @@ class WmmaVariant:
         return name + (f"_{self.layout}" if self.layout else "")
 
 
-def wmma_probe_variants() -> list[WmmaVariant]:
-    """Every load/store probe over the shapes of the wmma default-stride table."""
+def wmma_probe_variants(spec: Spec) -> list[WmmaVariant]:
+    """Every load/store probe over the shapes of the spec's wmma default-stride table."""
+    isa = isa_facts(spec)
     out: list[WmmaVariant] = []
     seen: set[WmmaVariant] = set()
 
@@ -274,7 +327,7 @@ def wmma_probe_variants() -> list[WmmaVariant]:
             seen.add(v)
             out.append(v)
 
-    for row in wmma_shapes():
+    for row in wmma_shapes(spec):
         m, n, k = row.m_elems, row.n_elems, row.k_elems
         types = list(row.types)
         if "f16" in types:
@@ -286,8 +339,8 @@ def wmma_probe_variants() -> list[WmmaVariant]:
                     layouts = ("row",) if matrix == "a" else ("col",)
                 for layout in layouts:
                     add(WmmaVariant(op="load", matrix=matrix, m=m, n=n, k=k, dtype=t,
-                                    layout=layout))
+                                    layout=layout, isa=isa))
             for acc in _WMMA_ACCUMULATORS[t]:
-                add(WmmaVariant(op="load", matrix="c", m=m, n=n, k=k, dtype=acc))
-                add(WmmaVariant(op="store", matrix="c", m=m, n=n, k=k, dtype=acc))
+                add(WmmaVariant(op="load", matrix="c", m=m, n=n, k=k, dtype=acc, isa=isa))
+                add(WmmaVariant(op="store", matrix="c", m=m, n=n, k=k, dtype=acc, isa=isa))
     return out

@@ -28,7 +28,7 @@ from ptxconf.oracle.spec import Spec
 from ptxconf.cases import case
 
 from . import build
-from .variants import WgmmaVariant
+from .variants import IsaFacts, WgmmaVariant, isa_facts
 
 CHECK_VALID_N = "witness.valid_n"
 CHECK_TYPES = "witness.type_table_exhaustive"
@@ -64,7 +64,8 @@ class Sweep:
     nvrtc: tuple[int, int]
 
 
-def _type_universe(rows: tuple[tuple[int, str, str, str, bool], ...]) -> list[WgmmaVariant]:
+def _type_universe(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFacts
+                   ) -> list[WgmmaVariant]:
     """Every (K, dtype, atype, btype, form) over the table's own types, plus .satfinite on
     every row's combination."""
     ks = sorted({r[0] for r in rows})
@@ -72,25 +73,26 @@ def _type_universe(rows: tuple[tuple[int, str, str, str, bool], ...]) -> list[Wg
     operands = sorted({r[2] for r in rows} | {r[3] for r in rows})
     out = []
     for k, d, a, b, rs in itertools.product(ks, dtypes, operands, operands, FORMS):
-        out.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b, a_from_regs=rs))
+        out.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b, a_from_regs=rs,
+                                isa=isa))
     for k, d, a, b, _ in rows:
         for rs in FORMS:
             out.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b, a_from_regs=rs,
-                                    satfinite=True))
+                                    satfinite=True, isa=isa))
     return out
 
 
 @functools.cache
-def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...]) -> Sweep:
+def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFacts) -> Sweep:
     """One NVRTC sweep for every case (cached per type table)."""
     start = time.perf_counter()
     families = []
     for k, d, a, b, sat in rows:
         for rs, s in itertools.product(FORMS, (False, True) if sat else (False,)):
             families.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b,
-                                         a_from_regs=rs, satfinite=s))
+                                         a_from_regs=rs, satfinite=s, isa=isa))
     valid = build.witness_valid_n(families, SWEEP_N)
-    universe = _type_universe(rows)
+    universe = _type_universe(rows, isa)
     verdicts = build.compile_check_many(universe)
     first = {fam: next(iter(sorted(rej.items())), None) for fam, rej in valid.rejections.items()}
     return Sweep(valid.accepted_n, first,
@@ -100,7 +102,7 @@ def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...]) -> Sweep:
 
 def sweep(spec: Spec) -> Sweep:
     """The shared sweep for a spec's type table."""
-    return _sweep(_rows_key(spec))
+    return _sweep(_rows_key(spec), isa_facts(spec))
 
 
 def _form_name(rs: bool, sat: bool) -> str:

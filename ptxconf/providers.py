@@ -67,10 +67,9 @@ def _nvrtc_problem() -> str | None:
 
 
 def _gpu_problem() -> str | None:
-    from ptxconf.gpu.cases import gpu_available
+    from ptxconf.gpu.session import gpu_problem
 
-    ok, why = gpu_available()
-    return None if ok else why
+    return gpu_problem()
 
 
 Z3 = Requirement("z3-solver", _module_problem("z3", "pip install z3-solver"))
@@ -132,8 +131,20 @@ REGISTRY: tuple[Provider, ...] = (
     Provider("proofs", "ptxconf.oracle.proofs.cases:provider_cases", (Z3,)),
     Provider("assembler-witness", "ptxconf.gpu.witness:provider_cases", (NVRTC,),
              ids="ptxconf.gpu.witness:case_keys"),
-    Provider("gpu", "ptxconf.gpu.cases:provider_cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.cases:case_keys"),
+    # The GPU families (ptxconf.gpu.families): the device first, then discovery (a broken D map
+    # explains the rest), then e2e, address, hypotheses; wmma last (its alignment cases may fault).
+    Provider("gpu-device", "ptxconf.gpu.families.device:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.device:case_keys"),
+    Provider("gpu-discovery", "ptxconf.gpu.families.discovery:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.discovery:case_keys"),
+    Provider("gpu-e2e", "ptxconf.gpu.families.e2e:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.e2e:case_keys"),
+    Provider("gpu-address", "ptxconf.gpu.families.address:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.address:case_keys"),
+    Provider("gpu-hypotheses", "ptxconf.gpu.families.hypotheses:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.hypotheses:case_keys"),
+    Provider("gpu-wmma", "ptxconf.gpu.families.wmma:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.wmma:case_keys"),
 )
 
 

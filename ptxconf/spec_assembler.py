@@ -37,15 +37,17 @@ def _where(spec: Spec, row: InstructionType | WmmaDefaultStride) -> str:
 
 def _wgmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
     from ptxconf.gpu import build
-    from ptxconf.gpu.variants import WgmmaVariant
+    from ptxconf.gpu.variants import WgmmaVariant, isa_facts
     from ptxconf.oracle.fragments import valid_n_for
 
+    isa = isa_facts(spec)
     asked: list[tuple[InstructionType, WgmmaVariant]] = []
     for row in spec.of(InstructionType):
         ns, _ = valid_n_for(spec, row)
         for rs in (False, True):
             asked.append((row, WgmmaVariant(n=ns[0], k=row.k_elems, dtype=row.dtype,
-                                            atype=row.atype, btype=row.btype, a_from_regs=rs)))
+                                            atype=row.atype, btype=row.btype, a_from_regs=rs,
+                                            isa=isa)))
     verdicts = build.compile_check_many([v for _, v in asked])
     errors: dict[str, SpecError] = {}
     for (row, v), (ok, log) in zip(asked, verdicts, strict=True):
@@ -58,8 +60,9 @@ def _wgmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
 
 def _wmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
     from ptxconf.gpu import build
-    from ptxconf.gpu.variants import WmmaVariant
+    from ptxconf.gpu.variants import WmmaVariant, isa_facts
 
+    isa = isa_facts(spec)
     if build.include_problem():
         return [], 0
     errors: list[SpecError] = []
@@ -69,7 +72,7 @@ def _wmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
             checked += 1
             try:
                 v = WmmaVariant(op="load", matrix="a", m=row.m_elems, n=row.n_elems,
-                                k=row.k_elems, dtype=dtype, layout="row")
+                                k=row.k_elems, dtype=dtype, layout="row", isa=isa)
                 result = build.compile_wmma_cubin([v], cache=False)
             except (ValueError, KeyError) as exc:
                 errors.append(SpecError(_where(spec, row), row.line, RULE,

@@ -1,0 +1,84 @@
+"""gpu.device[sm_90a] and gpu.compile[<batch>]: what the device is; every kernel of the run,
+compiled up front in a few modules, each run once on all-ones operands.
+
+The all-ones self test needs no oracle: every element of A and B is 1 and the operand regions
+hold ones beyond anything a descriptor reaches, so D = K in every accumulator element whatever
+the layout. It shows that each kernel runs, its operand list is right and every accumulator
+register comes back; the compile batches hold every instruction form of the type table at
+the smallest N (each transpose pair), so every form is run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ptxconf.cases import Case, Outcome, fail, passed
+from ptxconf.oracle.spec import Spec
+from ptxconf.providers import RunContext
+
+from .. import plan as P
+from .. import selftest
+from ..session import GpuBody, Session, gpu_case
+from ..variants import WgmmaVariant
+
+PROVIDER = "gpu-device"
+
+
+def _device(sess: Session) -> Outcome:
+    if "error" in sess.device_info:
+        raise fail(f"the device is not usable: {sess.device_info['error']}", code="gpu_unusable",
+                   **sess.device_info)
+    return passed(sess.device or "", **sess.device_info)
+
+
+def _all_ones(sess: Session, variants: tuple[WgmmaVariant, ...]) -> dict[str, str]:
+    """kernel -> what was wrong, for every variant whose all-ones run does not give D = K."""
+    bad: dict[str, str] = {}
+    for v in variants:
+        res = sess.call("run_wgmma_batch", v, [selftest.all_ones_launch(sess.spec, v)],
+                        variants=[v])
+        if not res.ok:
+            bad[v.kernel_name] = f"the probe failed ({res.error_kind}): {res.error}"
+            continue
+        problem = selftest.check_all_ones(sess.spec, v, res.value[0].regs)
+        if problem:
+            bad[v.kernel_name] = problem
+    return bad
+
+
+def _compile(key: str) -> GpuBody:
+    def body(sess: Session) -> Outcome:
+        fn, vs = sess.batch(key)
+        res = sess.prepare(key)
+        fields = {"kernels": len(vs), "compile_seconds": round(res.seconds, 3), "function": fn}
+        if not res.ok:
+            raise fail(f"{key}: {len(vs)} kernels did not compile as one module "
+                       f"({res.error_kind}): {res.error}", code="compile_failed", **fields)
+        if key == P.WMMA_BATCH:
+            return passed(f"{len(vs)} kernels in one module, {res.seconds:.1f} s", **fields)
+        wgmma = tuple(v for v in vs if isinstance(v, WgmmaVariant))
+        bad = _all_ones(sess, wgmma)
+        fields["all_ones"] = {"kernels": len(wgmma), "wrong": dict(list(bad.items())[:8]),
+                              "wrong_count": len(bad)}
+        if bad:
+            faulted = any(b.startswith("the probe failed") for b in bad.values())
+            raise fail(f"{key}: {len(bad)} of {len(wgmma)} kernels fail the all-ones self test "
+                       f"(D = K expected); first: {next(iter(bad.values()))}",
+                       code="gpu_fault" if faulted else "silicon_disagrees", **fields)
+        return passed(f"{len(vs)} kernels in one module, {res.seconds:.1f} s; each gives D = K "
+                      "on all-ones operands", **fields)
+
+    return body
+
+
+def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
+    """(check, key) of the device and compile cases."""
+    for p in P.device_plan(spec):
+        yield p.check, p.key
+
+
+def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
+    """The device case, then one compile case per batch."""
+    for p in P.device_plan(spec):
+        body = _device if p.check == P.CHECK_DEVICE else _compile(*p.args)
+        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, body)

@@ -1,0 +1,318 @@
+"""What the GPU cases run: the plan, built from the spec alone (pure: no CuPy, no device).
+
+The plan names every instruction form a case probes (`Probe`), the kernels of the run in a few
+compile batches (`Plan`), and for each case family the list of its cases (`Planned`: the
+case id's check and key, and the pure data its body needs). Case ids are stable: they key
+reports, known findings and the committed evidence (reports/evidence/<device>/results.json).
+How a case runs is `ptxconf.gpu.session` and `ptxconf.gpu.families`; how it is judged is
+`ptxconf.oracle.verdicts`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ptxconf.oracle import facts
+from ptxconf.oracle.records import BaseOffsetRule, InstructionType, atom_name
+from ptxconf.oracle.spec import Spec
+
+from .variants import IsaFacts, WgmmaVariant, WmmaVariant, isa_facts, wgmma_families, wmma_probe_variants
+
+CHECK_DEVICE = "gpu.device"
+CHECK_COMPILE = "gpu.compile"
+CHECK_E2E = "gpu.e2e"
+CHECK_D_MAP = "gpu.d_map"
+CHECK_SMEM_MAP = "gpu.smem_map"
+CHECK_A_REGS = "gpu.a_regs"
+CHECK_START = "gpu.address.start"
+CHECK_UNUSED_LBO = "gpu.address.unused_lbo"
+CHECK_UNUSED_BASE = "gpu.address.unused_base_offset"
+CHECK_HYPOTHESIS = "gpu.hypothesis"
+CHECK_WMMA_LOAD = "gpu.wmma.load"
+CHECK_WMMA_STORE = "gpu.wmma.store"
+CHECK_WMMA_ALIGN = "gpu.wmma.align"
+
+#: The device key of `gpu.device[...]`: the architecture every probe is compiled for.
+DEVICE_KEY = "sm_90a"
+#: Start offsets (bytes) of the base-address sweep below each swizzle repeat: inside a 16-byte
+#: chunk row (the XOR's target bits) and whole 128-byte rows (its source bits).
+START_OFFSETS_BYTES = (16, 32, 64)
+ROW_STEP_BYTES = 128
+#: A start off both grids (one row and one chunk in): the base-offset readings all differ.
+MIXED_OFFSET_BYTES = ROW_STEP_BYTES + START_OFFSETS_BYTES[0]
+#: LBO values (bytes) tried where the document says LBO is "not used, assumed to be 1":
+#: 16 is the assumed 1; 0, a large and the largest encodable value are the probes.
+UNUSED_LBO_BYTES = (16, 0, 4096, 262128)
+#: Compile batches of the wgmma kernels, by the N role of their variants (the N=256 kernels
+#: compile slowest), then the wmma batch.
+N_ROLES = ("smallest N", "middle N", "largest N")
+WMMA_BATCH = "wmma"
+
+
+def swizzled_modes(spec: Spec) -> tuple[str, ...]:
+    """The swizzle modes other than 'none', narrowest first (ptxconf.oracle.facts)."""
+    return tuple(sw for sw in facts.swizzle_modes(spec) if sw != "none")
+
+
+def n_values(spec: Spec, row: InstructionType) -> tuple[int, int, int]:
+    """The smallest, a middle and the largest valid N of a type row (spec valid_n)."""
+    from ptxconf.oracle.fragments import valid_n_for
+
+    ns, _ = valid_n_for(spec, row)
+    return ns[0], ns[len(ns) // 2], ns[-1]
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One wgmma instruction form with its operands' major-ness, and the kernel's variant
+    (imm-trans = 1 for MN-major shared-memory operands)."""
+
+    row: InstructionType
+    n: int
+    satfinite: bool
+    rs: bool
+    major: str
+    variant: WgmmaVariant = field(compare=False, repr=False)
+
+    @property
+    def form(self) -> str:
+        """'RS' (A in registers) or 'SS'."""
+        return "RS" if self.rs else "SS"
+
+
+def make_probe(isa: IsaFacts, row: InstructionType, n: int, *, satfinite: bool = False,
+               rs: bool = False, major: str = "K") -> Probe:
+    """The probe of a type row at N, with its variant."""
+    mn = int(major == "MN")
+    v = WgmmaVariant(n=n, k=row.k_elems, dtype=row.dtype, atype=row.atype, btype=row.btype,
+                     a_from_regs=rs, trans_a=0 if rs else mn, trans_b=mn, satfinite=satfinite,
+                     isa=isa)
+    return Probe(row, n, satfinite, rs, major, v)
+
+
+def majors(spec: Spec, row: InstructionType) -> tuple[str, ...]:
+    """K-major for every type; MN-major where the instruction transposes (imm-trans types)."""
+    return ("K", "MN") if facts.takes_imm_trans(spec, row.atype) else ("K",)
+
+
+def e2e_probes(spec: Spec) -> list[tuple[Probe, str]]:
+    """(probe, swizzle) of every end-to-end case: each type row, .satfinite where it exists,
+    smallest/middle/largest N, SS and RS, every major-ness x swizzle mode."""
+    isa = isa_facts(spec)
+    out = []
+    for row in spec.of(InstructionType):
+        for n in n_values(spec, row):
+            for sat in (False, True) if row.satfinite else (False,):
+                for rs in (False, True):
+                    for major in majors(spec, row):
+                        for sw in facts.swizzle_modes(spec):
+                            out.append((make_probe(isa, row, n, satfinite=sat, rs=rs,
+                                                   major=major), sw))
+    return out
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every kernel the run needs, in compile batches (one module each)."""
+
+    wgmma_batches: dict[str, tuple[WgmmaVariant, ...]]
+    wmma: tuple[WmmaVariant, ...]
+
+    def batch_of(self) -> dict[Any, str]:
+        """Variant -> batch key."""
+        out: dict[Any, str] = {v: key for key, vs in self.wgmma_batches.items() for v in vs}
+        out.update({v: WMMA_BATCH for v in self.wmma})
+        return out
+
+    def batch(self, key: str) -> tuple[WgmmaVariant, ...] | tuple[WmmaVariant, ...]:
+        """The variants of one batch."""
+        return self.wmma if key == WMMA_BATCH else self.wgmma_batches[key]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Every batch key, in compile order."""
+        return (*self.wgmma_batches, WMMA_BATCH)
+
+
+def plan(spec: Spec) -> Plan:
+    """The kernels of every case, grouped by N role. The smallest-N batch also holds every
+    instruction form of the type table at that N (each transpose pair), so that the compile
+    cases' all-ones self test runs every form."""
+    batches: dict[str, dict[WgmmaVariant, None]] = {f"wgmma:{r}": {} for r in N_ROLES}
+    for p, _ in e2e_probes(spec):
+        role = N_ROLES[n_values(spec, p.row).index(p.n)]
+        batches[f"wgmma:{role}"][p.variant] = None
+    smallest = {(r.k_elems, r.dtype, r.atype, r.btype): n_values(spec, r)[0]
+                for r in spec.of(InstructionType)}
+    for f in wgmma_families(spec):
+        batches[f"wgmma:{N_ROLES[0]}"][f.with_n(smallest[(f.k, f.dtype, f.atype, f.btype)])] = None
+    return Plan({k: tuple(v) for k, v in batches.items()}, tuple(wmma_probe_variants(spec)))
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One planned case: its id (`check[key]`) and the pure data its body needs."""
+
+    check: str
+    key: str
+    args: tuple[Any, ...] = ()
+
+    @property
+    def id(self) -> str:
+        """The case id."""
+        return f"{self.check}[{self.key}]"
+
+
+def _f16_row(spec: Spec) -> InstructionType:
+    """The f16-operand, f32-accumulator row: the form the address and hypothesis probes use."""
+    return next(r for r in spec.of(InstructionType) if (r.dtype, r.atype) == ("f32", "f16"))
+
+
+def base_offset_rule(spec: Spec, swizzle: str) -> BaseOffsetRule:
+    """The base-offset rule row of a swizzle mode."""
+    return next(r for r in spec.of(BaseOffsetRule) if r.swizzle == swizzle)
+
+
+def base_offset_field(rule: BaseOffsetRule, start: int) -> int:
+    """The base-offset field the rule gives for an operand start: (start >> shift) & mask."""
+    return (start >> rule.address_shift_bits) & rule.mask
+
+
+# --- each family's cases -----------------------------------------------------------------------
+
+
+def device_plan(spec: Spec) -> list[Planned]:
+    """gpu.device[sm_90a], then gpu.compile[<batch>] for every compile batch."""
+    return [Planned(CHECK_DEVICE, DEVICE_KEY),
+            *(Planned(CHECK_COMPILE, key, (key,)) for key in plan(spec).keys)]
+
+
+def discovery_plan(spec: Spec) -> list[Planned]:
+    """The accumulator map per (row, N); the shared-memory address maps of A (largest N) and B
+    (each N) per major-ness and swizzle; the register-A map per row (RS, largest N)."""
+    isa = isa_facts(spec)
+    rows = spec.of(InstructionType)
+    out: list[Planned] = []
+    for row in rows:
+        for n in n_values(spec, row):
+            p = make_probe(isa, row, n)
+            out.append(Planned(CHECK_D_MAP, p.variant.ptx_name, (p,)))
+    for row in rows:
+        ns = n_values(spec, row)
+        for major in majors(spec, row):
+            for sw in facts.swizzle_modes(spec):
+                name = atom_name(major, sw)
+                pa = make_probe(isa, row, ns[-1], major=major)
+                out.append(Planned(CHECK_SMEM_MAP, f"{pa.variant.ptx_name}:A:{name}", (pa, "A", sw)))
+                for n in ns:
+                    pb = make_probe(isa, row, n, major=major)
+                    out.append(Planned(CHECK_SMEM_MAP, f"{pb.variant.ptx_name}:B:{name}",
+                                       (pb, "B", sw)))
+    for row in rows:
+        p = make_probe(isa, row, n_values(spec, row)[-1], rs=True)
+        out.append(Planned(CHECK_A_REGS, f"{p.variant.ptx_name}:RS", (p,)))
+    return out
+
+
+def e2e_plan(spec: Spec) -> list[Planned]:
+    """gpu.e2e[<instr>:<SS|RS>:<layout>] for every end-to-end probe."""
+    return [Planned(CHECK_E2E, f"{p.variant.ptx_name}:{p.form}:{atom_name(p.major, sw)}", (p, sw))
+            for p, sw in e2e_probes(spec)]
+
+
+def address_plan(spec: Spec) -> list[Planned]:
+    """Unaligned operand starts (field 0 and per the rule), the unused LBO of K-major swizzled
+    layouts, and the base-offset field of unswizzled layouts."""
+    isa = isa_facts(spec)
+    f16 = _f16_row(spec)
+    mid = n_values(spec, f16)[1]
+    out: list[Planned] = []
+    for major in majors(spec, f16):
+        p = make_probe(isa, f16, mid, major=major)
+        for sw in swizzled_modes(spec):
+            rule = base_offset_rule(spec, sw)
+            offsets = sorted({*START_OFFSETS_BYTES, MIXED_OFFSET_BYTES,
+                              *range(ROW_STEP_BYTES, rule.repeat_bytes, ROW_STEP_BYTES)})
+            for off in offsets:
+                for with_field in (False, True):
+                    value = base_offset_field(rule, off) if with_field else 0
+                    if with_field and value == 0:
+                        continue
+                    key = f"{p.variant.ptx_name}:{atom_name(major, sw)}:+{off}:base_offset={value}"
+                    out.append(Planned(CHECK_START, key, (p, sw, off, with_field)))
+    for row in spec.of(InstructionType):
+        p = make_probe(isa, row, n_values(spec, row)[1])
+        for sw in swizzled_modes(spec):
+            out.append(Planned(CHECK_UNUSED_LBO, f"{p.variant.ptx_name}:{atom_name('K', sw)}", (p, sw)))
+    for major in majors(spec, f16):
+        p = make_probe(isa, f16, mid, major=major)
+        out.append(Planned(CHECK_UNUSED_BASE, f"{p.variant.ptx_name}:{atom_name(major, 'none')}", (p,)))
+    return out
+
+
+def hypothesis_probes(spec: Spec) -> dict[str, list[Any]]:
+    """The probes of each hypothesis: (probe, swizzle) pairs, or probes (register A)."""
+    isa = isa_facts(spec)
+    rows = {r.atype: r for r in spec.of(InstructionType)}
+    f16, tf32 = _f16_row(spec), rows["tf32"]
+    swizzled = swizzled_modes(spec)
+    widest = swizzled[-1]
+
+    def at(row: InstructionType, role: int, **kw: Any) -> Probe:
+        return make_probe(isa, row, n_values(spec, row)[role], **kw)
+
+    unit = [(at(f16, 1, major=m), sw) for m in ("K", "MN") for sw in swizzled]
+    unit += [(at(tf32, 1), sw) for sw in swizzled]
+    roles = [(at(f16, 2, major="MN"), sw) for sw in swizzled]
+    klbo = [(at(r, 1), widest) for r in (f16, tf32, rows["e4m3"], rows["s8"], rows["b1"])]
+    base = [(at(f16, 1, major=m), widest) for m in ("K", "MN")]
+    seen_a: dict[str, Probe] = {}
+    for r in spec.of(InstructionType):
+        seen_a.setdefault(r.fragment_a, at(r, 2, rs=True))
+    return {"swizzle_unit": unit, "mn_lbo_sbo_roles": roles, "k_swizzled_lbo": klbo,
+            "base_offset": base, "a_regs_like_d16": list(seen_a.values())}
+
+
+def hypothesis_plan(spec: Spec) -> list[Planned]:
+    """gpu.hypothesis[<name>] for each hypothesis the probes settle."""
+    return [Planned(CHECK_HYPOTHESIS, name, (probes,))
+            for name, probes in hypothesis_probes(spec).items()]
+
+
+def wmma_key(v: WmmaVariant, mem_layout: str | None = None) -> str:
+    """shape.dtype.matrix[.layout][:memory layout]."""
+    key = f"{v.shape}.{v.dtype}.{v.matrix}"
+    if v.layout:
+        key += f".{v.layout}"
+    if mem_layout:
+        key += f":{mem_layout}"
+    return key
+
+
+def wmma_plan(spec: Spec) -> list[Planned]:
+    """Loads (a/b in their compiled layout, the accumulator both ways), stores, and last the
+    alignment cases (these may fault, and each fault costs a worker restart)."""
+    wm = plan(spec).wmma
+    out: list[Planned] = []
+    for v in wm:
+        if v.op == "load" and v.matrix != "c":
+            out.append(Planned(CHECK_WMMA_LOAD, wmma_key(v), (v, v.layout or "row")))
+        elif v.op == "load":
+            out += [Planned(CHECK_WMMA_LOAD, wmma_key(v, ml), (v, ml)) for ml in ("row", "col")]
+    for v in wm:
+        if v.op == "store":
+            out += [Planned(CHECK_WMMA_STORE, wmma_key(v, ml), (v, ml)) for ml in ("row", "col")]
+    seen: set[str] = set()
+    for v in wm:
+        if v.op == "load" and v.matrix == "a" and v.layout == "row" and v.shape not in seen:
+            seen.add(v.shape)
+            out += [Planned(CHECK_WMMA_ALIGN, f"{wmma_key(v)}:{kind}", (v, kind))
+                    for kind in ("pointer", "stride")]
+    return out
+
+
+__all__ = ["Plan", "Planned", "Probe", "address_plan", "base_offset_field", "base_offset_rule",
+           "device_plan", "discovery_plan", "e2e_plan", "e2e_probes", "hypothesis_plan",
+           "hypothesis_probes", "make_probe", "majors", "n_values", "plan", "swizzled_modes",
+           "wmma_key", "wmma_plan"]
