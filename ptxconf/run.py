@@ -114,7 +114,10 @@ def spec_hash(spec: Spec) -> str:
 
 
 def _commit() -> str:
-    """The git commit of the working directory's checkout, or 'unknown' outside one."""
+    """$PTXCONF_COMMIT (a CI job that runs outside a checkout sets it), else the git commit of
+    the working directory's checkout, else 'unknown'."""
+    if os.environ.get("PTXCONF_COMMIT"):
+        return os.environ["PTXCONF_COMMIT"]
     try:
         done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
                               text=True, timeout=5, check=False)
