@@ -19,6 +19,7 @@ import itertools
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from ptxconf.oracle.checks import Case, discrepancy, fail
 from ptxconf.oracle.fragments import n_ranges
@@ -118,7 +119,7 @@ def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check b
         for rs, sat in itertools.product(FORMS, (False, True) if row.satfinite else (False,)):
             fam = (row.dtype, row.atype, row.btype, "rs" if rs else "ss", sat)
             accepted[_form_name(rs, sat)] = sw.accepted_n[fam]
-        details = {"accepted_n": {k: n_ranges(v) for k, v in accepted.items()},
+        details: dict[str, Any] = {"accepted_n": {k: n_ranges(v) for k, v in accepted.items()},
                    "nvrtc": ".".join(map(str, sw.nvrtc)), "fragment": frag.key,
                    "sweep_seconds": round(sw.seconds, 2)}
         distinct = set(accepted.values())

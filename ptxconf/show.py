@@ -131,8 +131,8 @@ def cmd_show(args: argparse.Namespace, spec: Any) -> int:
             raise ValueError("drawing the operand needs all of --dtype, --major, --mn, --k")
         return 0
     grid = _smem(spec, args.dtype, args.major, str(fields["swizzle"]), args.mn, args.k,
-                 int(fields["lbo_bytes"]), int(fields["sbo_bytes"]),
-                 0, int(fields.get("base_offset", 0)), args.color_by)
+                 int(str(fields["lbo_bytes"])), int(str(fields["sbo_bytes"])),
+                 0, int(str(fields.get("base_offset", 0))), args.color_by)
     _emit(grid, args.svg)
     return 0
 

@@ -80,9 +80,9 @@ def _extent(form: BitForm, m: int, k: int) -> tuple[int, int]:
 def _probe(op: Operand, hyp: hypotheses.Hypothesis, readings: tuple[str, str], reason: str,
            **found: Any) -> DistinguishingProbe:
     """A probe record for one operand; ``found`` holds the distinguishing values, if any."""
-    base = {"hypothesis": hyp.name, "readings": readings, "row": op.row.key,
-            "major": op.row.major, "swizzle": op.row.swizzle, "dtype": op.dtype,
-            "units": render.address_units_name(op.bits)}
+    base: dict[str, Any] = {"hypothesis": hyp.name, "readings": readings, "row": op.row.key,
+                            "major": op.row.major, "swizzle": op.row.swizzle, "dtype": op.dtype,
+                            "units": render.address_units_name(op.bits)}
     if found:
         mn, kk = _extent(op.form, found["m"], found["k"])
         return DistinguishingProbe(**base, distinguishable=True, reason=reason, mn_elems=mn,
@@ -231,7 +231,7 @@ def _elems(op: Operand, lbo_bytes: int, sbo_bytes: int) -> dict[str, int]:
 
 
 def _check(op: Operand, m: int, k: int, lbo: int, sbo: int, coord: tuple[int, ...],
-           names: tuple[str, str], mine: tuple[int, int], start: int = 0) -> tuple[int, int]:
+           names: tuple[str, str], mine: tuple[int, ...], start: int = 0) -> tuple[int, int]:
     """Recompute both readings' addresses with the oracle; return them in oracle units."""
     got = []
     for name in names:

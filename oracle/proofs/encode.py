@@ -156,7 +156,9 @@ def _to_bits(parsed: object, elem_bits: int, reading: str,
     else:
         raise ValueError(f"expected a layout, got {parsed}")
     if isinstance(composed, Layout):
-        return UnitLayout(composed, Unit.ELEMS, elem_bits).to_bits().layout, None
+        plain = UnitLayout(composed, Unit.ELEMS, elem_bits).to_bits().layout
+        assert isinstance(plain, Layout)
+        return plain, None
     if not isinstance(composed.inner, Swizzle) or composed.offset:
         raise ValueError(f"{composed}: only Swizzle o 0 o layout is encoded")
     unit = READING_UNITS[reading]

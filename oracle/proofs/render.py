@@ -91,7 +91,7 @@ def spec_call(spec: Spec) -> tuple[str, str]:
 
 def canonical_reproduce(spec: Spec, row: CanonicalLayout, *, t: int, m: int, k: int,
                         lbo_elems: int, sbo_elems: int, elem_bits: int,
-                        coords: Sequence[tuple[int, int]], reading: str = "bytes",
+                        coords: Sequence[tuple[int, ...]], reading: str = "bytes",
                         base_offset_bytes: int = 0) -> tuple[str, list[int]]:
     """A pasteable line printing the oracle's addresses of ``coords``, and those addresses."""
     layout = instantiate(row, t, m, k, lbo_elems, sbo_elems)
@@ -107,7 +107,7 @@ def canonical_reproduce(spec: Spec, row: CanonicalLayout, *, t: int, m: int, k: 
     return line, got
 
 
-def text_reproduce(text: str, elem_bits: int, coords: Sequence[tuple[int, int]],
+def text_reproduce(text: str, elem_bits: int, coords: Sequence[tuple[int, ...]],
                    reading: str = "bytes") -> tuple[str, list[int]]:
     """The same for a concrete ``Swizzle o layout`` text (a figure's exact layout)."""
     layout = parse(text)

@@ -62,15 +62,15 @@ def alignment_equivalence(spec: Spec, row: WmmaDefaultStride, matrix: str,
             exs = [e for d in dtypes if (e := _example(spec, row, matrix, layout, d)) is not None]
             for ex in exs:
                 _check_example(ex, bits)
-            ex = exs[0] if exs else None
+            first: WmmaAlignmentExample | None = exs[0] if exs else None
             enc = prover.encoder(WIDTH)
             p, s, f = enc.var("p"), enc.var("stride"), enc.var("f")
-            if ex is None:
+            if first is None:
                 limits = [z3.ULE(f, F_LOG2_MAX)]
                 fbits = enc.val(BITS_PER_BYTE) << f
             else:
-                fbits = enc.val(ex.fragment_bytes * BITS_PER_BYTE)
-                limits = [f == ex.fragment_bytes.bit_length() - 1]
+                fbits = enc.val(first.fragment_bytes * BITS_PER_BYTE)
+                limits = [f == first.fragment_bytes.bit_length() - 1]
             rule = z3.And(_aligned(p * BITS_PER_BYTE, fbits), _aligned(s * bits, fbits))
             every = _starts(p, s, bits, count, fbits)
             one = prover.minimize([*limits, p == 0, _starts(p, s, bits, 1, fbits),
@@ -90,7 +90,7 @@ def alignment_equivalence(spec: Spec, row: WmmaDefaultStride, matrix: str,
                 line = ('python -c "from ptxconf.oracle.wmma import check_alignment; '
                         f'print(check_alignment({args}))"')
                 raise Refuted(f"{key} {names}: {what} fails for {cex['summary']}", cex, line)
-            fdesc = f"F={ex.fragment_bytes} B (documented)" if ex else (
+            fdesc = f"F={first.fragment_bytes} B (documented)" if first else (
                 f"any power-of-two F <= 2^{F_LOG2_MAX} B")
             notes.insert(0, f"{names}, {fdesc}")
         return Proved(f"{key}: rule <=> all {count} {'row' if layout == 'row' else 'column'} "
