@@ -199,3 +199,15 @@ def test_kernels_hold_no_layout_literals(path: Path) -> None:
     code = re.sub(r"//.*", "", path.read_text(encoding="utf-8"))
     found = _LITERAL.findall(code)
     assert not found, f"{path.name}: literals {found}; layout facts come from the host"
+
+
+@needs_nvrtc
+def test_an_empty_compile_log_leaves_the_interpreter_intact() -> None:
+    """NVRTC writes into the buffers it is handed; an empty log (size 1) must not land in the
+    interpreter's shared one-byte b" " (it once did, and single spaces vanished from every
+    string compiled afterwards)."""
+    space = bytes((0x20,))
+    result = build.nvrtc_compile('extern "C" __global__ void k() {}', cache=False)
+    assert result.ok, result.log
+    assert space == b" " and b" "[0] == 0x20 and (b" " * 1)[0] == 0x20
+    assert compile("f'{1} {2}'", "<t>", "eval") and eval("f'{1} {2}'") == "1 2"

@@ -236,10 +236,14 @@ def _check(result: Any) -> Any:
 
 
 def _program_bytes(prog: Any, size_fn: Any, get_fn: Any) -> bytes:
+    """A program's log, PTX or cubin. NVRTC writes into the buffer it is given, so the buffer
+    must be a fresh mutable one: `b" " * size` is the interpreter's shared one-byte b" " when
+    size is 1 (an empty log), and writing its NUL into that corrupted every single-space string
+    the process compiled afterwards (seen on an H100 run: "--major K--swizzle")."""
     size = _check(size_fn(prog))
-    buf = b" " * size
+    buf = bytearray(size)
     _check(get_fn(prog, buf))
-    return buf
+    return bytes(buf)
 
 
 def _cache_path(source: str, options: Sequence[str]) -> Path | None:
