@@ -15,7 +15,8 @@ from ptxconf.oracle import interpret as I
 from ptxconf.oracle.findings import judge, known_findings
 from ptxconf.oracle.records import SwizzleAtom
 from ptxconf.oracle.spec import default_spec
-from ptxconf.report import anchor_id, html_report, load_results, markdown_summary, write_reports
+from ptxconf.report import load_results, write_reports
+from ptxconf.report_html import anchor_id, html_report, markdown_summary
 from ptxconf.results import Result, Status
 
 EVIDENCE = Path(__file__).resolve().parents[1] / "reports" / "evidence" / "h100" / "results.json"
