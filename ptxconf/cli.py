@@ -266,7 +266,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return code
     if not args.quiet:
         print(text_summary(results, args.strict))
-    print(f"report: {paths[2]} (results.json, junit.xml beside it); {meta['seconds']} s")
+    print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
     return code
 
 

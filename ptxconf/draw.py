@@ -141,15 +141,17 @@ def to_svg(grid: Grid, *, cell_px: int = 0) -> str:
     longest = max([len(c.text) for row in grid.cells for c in row] + [1])
     cw = cell_px or max(22, 7 * longest + 8)
     ch = 18
-    lw = max([len(r) for r in grid.rows] + [len(grid.row_axis), 2]) * 7 + 12
+    corner = f"{grid.row_axis} \\ {grid.col_axis}"
+    lw = max([len(r) for r in grid.rows] + [len(corner), 2]) * 7 + 12
     top = 44
-    width = lw + cw * len(grid.cols) + 10
+    texts = [len(grid.title) * 8] + [len(x) * 6 for x in (grid.legend, *grid.notes)]
+    width = max(lw + cw * len(grid.cols) + 10, max(texts) + 10)
     foot = 18 * (1 + len(grid.notes))
     height = top + ch * len(grid.rows) + foot + 10
     d = dw.Drawing(width, height, font_family="monospace", font_size=11)
     d.append(dw.Rectangle(0, 0, width, height, fill="white"))
     d.append(dw.Text(grid.title, 13, 4, 14, font_weight="bold"))
-    d.append(dw.Text(f"{grid.row_axis} \\ {grid.col_axis}", 10, 4, top - 6, fill="#555"))
+    d.append(dw.Text(corner, 10, 4, top - 6, fill="#555"))
     for j, label in enumerate(grid.cols):
         d.append(dw.Text(label, 10, lw + j * cw + cw / 2, top - 6, text_anchor="middle", fill="#555"))
     for i, label in enumerate(grid.rows):
