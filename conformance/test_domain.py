@@ -22,7 +22,7 @@ from ptxconf.cli import main
 from ptxconf.oracle import canonical
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
 from ptxconf.oracle.descriptor import descriptor_format
-from ptxconf.oracle.records import BaseOffsetRule
+from ptxconf.oracle.records import BaseOffsetRule, RegisterFragment
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, default_spec
 
 SPEC = default_spec()
@@ -236,3 +236,26 @@ def test_help_lists_the_bundled_spec_values(capsys) -> None:
     out = capsys.readouterr().out
     for name in ("f16", "bf16", "tf32", "b1", "128B", "none"):
         assert name in out
+
+
+def test_an_operand_wider_than_any_instruction_is_refused_at_once(capsys) -> None:
+    """mn past the largest N of the fragment tables: refused before any offset is computed
+    (the query once ran 51 s for --mn 8000 --k 800)."""
+    largest_n = max(n for r in default_spec().of(RegisterFragment)
+                    for n in (r.valid_n_values() or ()))
+    code, _, err = run(capsys, "oracle", "smem-offsets", "--dtype", "f16", "--major", "K",
+                       "--swizzle", "none", "--mn", "8000", "--k", "800", "--lbo", "128",
+                       "--sbo", "256")
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith(f"ptxconf: error: DOMAIN-SIZE - expected mn <= {largest_n}")
+
+
+def test_an_operand_past_the_descriptor_address_range_is_refused(capsys) -> None:
+    fmt = descriptor_format(default_spec())
+    field = fmt.field("start_address")
+    span = 1 << field.address_bits  # 16-byte units up to the field's address bits
+    k = 2 * span // (256 * 2)  # f16: 2 bytes an element, twice what the range holds
+    code, _, err = run(capsys, "oracle", "smem-offsets", "--dtype", "f16", "--major", "MN",
+                       "--swizzle", "none", "--mn", "256", "--k", str(k), "--lbo", "4096",
+                       "--sbo", "128")
+    assert code == 2 and "DOMAIN-SIZE" in err and f"= {2 * span} bytes" in err

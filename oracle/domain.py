@@ -36,6 +36,8 @@ RULES: dict[str, str] = {
     "DOMAIN-SWIZZLE": "the swizzle mode is one the spec defines",
     "DOMAIN-MAJOR": "MN-major only for element types wgmma takes imm-trans for",
     "DOMAIN-SHAPE": "mn and k positive, whole multiples of the N step and K an instruction reads",
+    "DOMAIN-SIZE": "mn at most the largest M or N an instruction reads, the operand within the "
+                   "descriptor's address range",
     "DOMAIN-K-INJECTIVE": "a K-major swizzled operand's K extent fits one swizzle row",
     "DOMAIN-LBO-RANGE": "LBO within 0 .. the 14-bit field's largest value",
     "DOMAIN-LBO-GRANULE": "LBO a multiple of the field's 16-byte granule",
@@ -201,6 +203,23 @@ def _definition(spec: Spec, offset: str, q: canonical.SmemQuery) -> ByteOffsetDe
     return None
 
 
+def _check_size(spec: Spec, fmt: DescriptorFormat, q: canonical.SmemQuery, bits: int) -> None:
+    """Bound the query by what one descriptor can describe: mn at most the largest M or N an
+    instruction reads (register_fragments valid N, facts.wgmma_m), and mn x k elements within
+    the start-address field's range (the shared memory a descriptor can address)."""
+    ns = [n for r in spec.of(RegisterFragment) for n in (r.valid_n_values() or ())]
+    mn_max = max([facts.wgmma_m(spec), *ns])
+    if q.mn > mn_max:
+        raise DomainError("DOMAIN-SIZE", f"expected mn <= {mn_max} (the largest M or N a wgmma "
+                          f"instruction reads), got {q.mn}")
+    span_bytes = _field_max(fmt, "start_address") + _start_alignment(spec)
+    need_bits = q.mn * q.k * bits
+    if need_bits > span_bytes * canonical.BITS_PER_BYTE:
+        raise DomainError("DOMAIN-SIZE", f"expected mn x k within the {span_bytes} bytes a "
+                          f"descriptor addresses, got {q.mn}x{q.k} {q.dtype} = "
+                          f"{need_bits // canonical.BITS_PER_BYTE} bytes")
+
+
 def check_smem(spec: Spec, q: canonical.SmemQuery) -> list[DomainWarning]:
     """Refuse a query outside the hardware's domain (DomainError, the first rule broken);
     return the warnings that do not depend on the offsets."""
@@ -246,6 +265,7 @@ def check_smem(spec: Spec, q: canonical.SmemQuery) -> list[DomainWarning]:
         why = f"the K one instruction reads: {source}" if source else "the template's K repeat"
         raise DomainError("DOMAIN-SHAPE", f"expected k a positive multiple of {k_step} "
                           f"({why}), got {q.k}")
+    _check_size(spec, fmt, q, bits)
 
     if q.major == "K" and q.swizzle != "none":
         atom = spec.get(SwizzleAtom, atom_name(q.major, q.swizzle))
