@@ -163,7 +163,6 @@ def cmd_spec(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     """spec validate: every problem as `path:line: RULE - message` (or JSON objects); exit 2."""
     from ptxconf.oracle.spec import SpecErrors
-
     from ptxconf.spec_assembler import assembler_stage
 
     try:
@@ -241,7 +240,8 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
-    from ptxconf.report import text_summary, write_reports
+    from ptxconf import interrupts
+    from ptxconf.report import check_writable, text_summary, write_reports
     from ptxconf.results import Status, summarize
     from ptxconf.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
 
@@ -249,9 +249,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict)
     out_dir = args.report_dir or default_report_dir()
+    check_writable(out_dir)
     meta = run_meta(spec, opts)
     start = time.perf_counter()
-    results = run_all(spec, opts, on_result=lambda r: None)
+    with interrupts.watching():
+        results = run_all(spec, opts, on_result=lambda r: None)
     meta["seconds"] = round(time.perf_counter() - start, 3)
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
@@ -354,9 +356,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"ptxconf: error: {msg}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("ptxconf: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        from ptxconf.interrupts import Interrupted
+
+        name, status = ((exc.args[0], exc.exit_status) if isinstance(exc, Interrupted)
+                        else ("SIGINT", 130))
+        print(f"ptxconf: interrupted ({name}); no report written, an earlier one is left as it was",
+              file=sys.stderr)
+        # Objects a native library left half-built when the signal landed (Z3's contexts) fail
+        # in their finalizers on the way out; the one line above is the whole story.
+        sys.unraisablehook = lambda _unraisable: None
+        return status
 
 
 if __name__ == "__main__":

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from ptxconf.interrupts import blocked
 from ptxconf.report_html import html_report, markdown_summary
-from ptxconf.results import Result, Status, dumps, summarize
+from ptxconf.results import SCHEMA_VERSION, Result, Status, dumps, summarize
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -45,26 +47,113 @@ def _readable_mode() -> int:
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any]) -> list[Path]:
     """Write results.json, junit.xml, report.html and summary.md; return their paths in that
     order."""
-    paths = [out_dir / "results.json", out_dir / "junit.xml", out_dir / "report.html",
-             out_dir / "summary.md"]
-    write_atomic(paths[0], dumps(results, meta))
-    write_atomic(paths[1], junit(results, meta))
-    write_atomic(paths[2], html_report(results, meta))
-    write_atomic(paths[3], markdown_summary(results, meta))
-    return paths
+    texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta),
+             "report.html": html_report(results, meta),
+             "summary.md": markdown_summary(results, meta)}
+    return write_set(out_dir, texts)
+
+
+def write_set(out_dir: Path, texts: Mapping[str, str]) -> list[Path]:
+    """Write files as a set: each is written whole into a staging folder first, then all are
+    moved into place with signals held back, so an interrupt leaves either the old set or the
+    new one (and no temporary file behind)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=out_dir, prefix=".staging-"))
+    try:
+        for name, text in texts.items():
+            write_atomic(staging / name, text)
+        with blocked():
+            for name in texts:
+                os.replace(staging / name, out_dir / name)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out_dir / name for name in texts]
+
+
+def check_writable(out_dir: Path) -> None:
+    """Fail before a run, not after it, when the report folder cannot be written."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise OSError(f"--report-dir {out_dir}: cannot write there ({exc.strerror or exc})") from None
+
+
+class ResultsError(ValueError):
+    """A results.json that is not one ptxconf wrote: `path: where - what`."""
+
+
+#: The results.json schema versions this ptxconf reads (1: `details`, no code or provider).
+READABLE_SCHEMAS = (1, SCHEMA_VERSION)
+#: Nesting deeper than this in a results file is refused (ptxconf writes a handful of levels).
+MAX_RESULTS_DEPTH = 64
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of a JSON value, stopping once past `limit`."""
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def _result(path: Path, i: int, r: Any) -> Result:
+    where = f"{path}: results[{i}]"
+    if not isinstance(r, dict):
+        raise ResultsError(f"{where} - expected an object, got {type(r).__name__}")
+    for key in ("id", "check", "status"):
+        if not isinstance(r.get(key), str):
+            raise ResultsError(f"{where} - expected a string {key!r}, got {r.get(key)!r:.60}")
+    if r["status"] not in {s.value for s in Status}:
+        raise ResultsError(f"{where} - expected a status in {[s.value for s in Status]}, got "
+                           f"{r['status']!r:.40}")
+    fields = r.get("fields", r.get("details", {}))
+    if not isinstance(fields, dict):
+        raise ResultsError(f"{where} - expected fields as an object, got {type(fields).__name__}")
+    seconds = r.get("seconds", 0.0)
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        raise ResultsError(f"{where} - expected seconds as a number, got {seconds!r:.40}")
+    texts = {k: r.get(k) for k in ("message", "device", "code", "provider")}
+    for key, value in texts.items():
+        if value is not None and not isinstance(value, str):
+            raise ResultsError(f"{where} - expected {key} as a string, got {value!r:.40}")
+    # schema 1 had no code or provider: its passes are "ok", any other code is unrecorded ("").
+    return Result(r["id"], r["check"], Status(r["status"]), texts["message"] or "", fields,
+                  float(seconds), texts["device"],
+                  code=texts["code"] or ("ok" if r["status"] == "pass" else ""),
+                  provider=texts["provider"] or "")
 
 
 def load_results(path: Path) -> tuple[list[Result], dict[str, Any]]:
-    """Read results.json back into results and metadata."""
-    data = json.loads(path.read_text(encoding="utf-8"))
-    # schema 1 called the fields `details` and had no code or provider: its passes are "ok",
-    # any other outcome's code is unrecorded ("").
-    results = [Result(r["id"], r["check"], Status(r["status"]), r.get("message", ""),
-                      r.get("fields", r.get("details", {})), r.get("seconds", 0.0), r.get("device"),
-                      code=r.get("code", "ok" if r["status"] == "pass" else ""),
-                      provider=r.get("provider", ""))
-               for r in data["results"]]
-    return results, data.get("meta", {})
+    """Read a results.json back into results and metadata; a file of another shape is one
+    `ResultsError` line naming where it went wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ResultsError(f"{path}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    if _depth(data, MAX_RESULTS_DEPTH) > MAX_RESULTS_DEPTH:
+        raise ResultsError(f"{path}: nested deeper than {MAX_RESULTS_DEPTH} levels")
+    version = data.get("schema_version")
+    if version not in READABLE_SCHEMAS:
+        raise ResultsError(f"{path}: schema_version {version!r:.20} is not one this ptxconf reads "
+                           f"{list(READABLE_SCHEMAS)}")
+    raw = data.get("results")
+    if not isinstance(raw, list):
+        raise ResultsError(f"{path}: expected 'results' as a list, got {type(raw).__name__}")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ResultsError(f"{path}: expected 'meta' as an object, got {type(meta).__name__}")
+    return [_result(path, i, r) for i, r in enumerate(raw)], meta
 
 
 def _device(results: list[Result], meta: dict[str, Any]) -> str:

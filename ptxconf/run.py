@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ptxconf import __version__
+from ptxconf import __version__, interrupts
 from ptxconf.cases import Case, execute, skipped
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import Spec
@@ -66,7 +66,9 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
         return
     for c in prov.load(spec, ctx):
         if _selected(c, opts.only):
-            yield judge(execute(c))
+            result = judge(execute(c))
+            interrupts.check()  # a signal a native library swallowed still stops the run here
+            yield result
 
 
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:

@@ -103,6 +103,8 @@ class Prover:
             raise Unknown(f"timeout: the claim's {self.timeout_s:g} s budget is spent")
         s = z3.Solver(ctx=self.ctx)
         s.set("timeout", left_ms)
+        # Z3's own Ctrl-C handler would swallow SIGINT (the run went on); leave it to Python.
+        s.set("ctrl_c", False)
         return s
 
     def find(self, *constraints: z3.BoolRef | Iterable[z3.BoolRef]) -> z3.ModelRef | None:

@@ -1,0 +1,67 @@
+"""Interrupting `ptxconf check`: Ctrl-C and SIGTERM stop it with one line and the shell's exit
+status, leave an earlier report exactly as it was, and leave no temporary file behind; a report
+folder that cannot be written is noticed before the run."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ptxconf.cli import main
+from ptxconf.report import write_set
+
+EARLIER = {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"}
+
+
+def _interrupt(tmp_path: Path, signum: int, after_s: float) -> tuple[int, str]:
+    out = tmp_path / "report"
+    write_set(out, EARLIER)
+    proc = subprocess.Popen([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
+                             "--report-dir", str(out)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(after_s)
+    proc.send_signal(signum)
+    try:
+        _, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail(f"{signal.Signals(signum).name} did not stop the run within 60 s")
+    assert {p.name: p.read_text() for p in out.iterdir()} == EARLIER, "the earlier report changed"
+    return proc.returncode, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("after_s", [1.5, 4.0, 7.0])
+def test_a_signal_stops_the_run_and_keeps_the_earlier_report(tmp_path: Path, signum: int,
+                                                             status: int, after_s: float) -> None:
+    code, err = _interrupt(tmp_path, signum, after_s)
+    if code == 0:
+        pytest.skip(f"the run finished within {after_s} s on this machine")
+    assert code == status, err
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith(f"ptxconf: interrupted ({signal.Signals(signum).name})"), err
+    assert "Traceback" not in err
+
+
+def test_an_unwritable_report_dir_is_refused_before_the_run(tmp_path: Path, capsys) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    start = time.perf_counter()
+    code = main(["check", "--gpu", "off", "--report-dir", str(blocker / "sub")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "cannot write there" in err, err
+    assert time.perf_counter() - start < 5, "the run started before the folder was checked"
+
+
+def test_write_set_leaves_no_staging_folder(tmp_path: Path) -> None:
+    paths = write_set(tmp_path, {"a.txt": "1", "b.txt": "2"})
+    assert [p.name for p in paths] == ["a.txt", "b.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
+    assert oct(os.stat(paths[0]).st_mode & 0o044) != "0o0", "reports are readable by the group"

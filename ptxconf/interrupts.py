@@ -1,0 +1,75 @@
+"""Ctrl-C and SIGTERM end a run promptly and say so, even where a native library swallows the
+KeyboardInterrupt (a signal that lands inside Z3 or NVRTC can be reported as "Exception ignored"
+and lost).
+
+`watching()` installs handlers that record the signal and raise `Interrupted`; the check runner
+also asks `check()` between cases, so a swallowed one still stops the run at the next case.
+`blocked()` holds signals back while a set of report files is moved into place.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+_received: list[int] = []
+
+
+class Interrupted(KeyboardInterrupt):
+    """The run was stopped by a signal; `signum` says which (exit status 128 + signum)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_status(self) -> int:
+        """The shell's convention: 128 + the signal number."""
+        return 128 + self.signum
+
+
+def _handler(signum: int, frame: FrameType | None) -> None:
+    _received.append(signum)
+    raise Interrupted(signum)
+
+
+def check() -> None:
+    """Raise Interrupted if a signal arrived (and was perhaps swallowed) since `watching()`."""
+    if _received:
+        raise Interrupted(_received[0])
+
+
+@contextmanager
+def watching() -> Iterator[None]:
+    """Record SIGINT/SIGTERM for the duration (main thread only; elsewhere a no-op)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    _received.clear()
+    old = {s: signal.signal(s, _handler) for s in SIGNALS}
+    try:
+        yield
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+        _received.clear()
+
+
+@contextmanager
+def blocked() -> Iterator[None]:
+    """Hold SIGINT/SIGTERM back for the duration; they are delivered when it ends."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+__all__ = ["Interrupted", "blocked", "check", "watching"]
