@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+
 from ptxconf.oracle.spec import SpecErrors, lint_file, load_spec
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lint"

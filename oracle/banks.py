@@ -15,17 +15,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ptxconf.oracle import canonical
+from ptxconf.oracle import canonical, facts
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.records import CanonicalLayout
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 BANKS = 32
 BANK_BYTES = 4
-WARP_THREADS = 32
 #: The bytes one phase serves: every bank once.
 PHASE_BYTES = BANKS * BANK_BYTES
 #: Access widths a thread can issue (ld/st.shared .b8 ... .v4.b32).
@@ -37,15 +37,23 @@ CORE_ROW_BYTES = canonical.NORMALIZED_BITS // canonical.BITS_PER_BYTE
 NO_SWIZZLE = Swizzle(0, 4, 3)
 
 
+def __getattr__(name: str) -> Any:
+    """`WARP_THREADS`, for callers without a spec: the bundled spec's `facts.warp_threads`."""
+    if name == "WARP_THREADS":
+        return facts.warp_threads(default_spec())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def bank(addr_bytes: int) -> int:
     """The bank of a byte address."""
     return (addr_bytes // BANK_BYTES) % BANKS
 
 
-def threads_per_phase(access_bytes: int) -> int:
-    """Threads served together: 128 bytes' worth, never more than a warp."""
+def threads_per_phase(access_bytes: int, spec: Spec | None = None) -> int:
+    """Threads served together: 128 bytes' worth, never more than a warp
+    (`facts.warp_threads`)."""
     _check_width(access_bytes)
-    return min(WARP_THREADS, PHASE_BYTES // access_bytes)
+    return min(facts.warp_threads(spec or default_spec()), PHASE_BYTES // access_bytes)
 
 
 def words(addr_bytes: int, access_bytes: int) -> range:
@@ -106,16 +114,19 @@ class BankReport:
                 f"({', '.join(hits)})")
 
 
-def analyze(addresses_bytes: Sequence[int | None], access_bytes: int) -> BankReport:
+def analyze(addresses_bytes: Sequence[int | None], access_bytes: int,
+            spec: Spec | None = None) -> BankReport:
     """Split a warp's request (address per lane, None = inactive lane) into phases and banks."""
     _check_width(access_bytes)
-    if len(addresses_bytes) > WARP_THREADS:
-        raise ValueError(f"{len(addresses_bytes)} addresses: a warp has {WARP_THREADS} threads")
+    spec = spec or default_spec()
+    warp_threads = facts.warp_threads(spec)
+    if len(addresses_bytes) > warp_threads:
+        raise ValueError(f"{len(addresses_bytes)} addresses: a warp has {warp_threads} threads")
     for t, a in enumerate(addresses_bytes):
         if a is not None and (a < 0 or a % access_bytes):
             raise ValueError(f"thread {t}: address {a:#x} is not a {access_bytes}-byte aligned "
                              "shared-memory address")
-    per = threads_per_phase(access_bytes)
+    per = threads_per_phase(access_bytes, spec)
     phases = []
     for start in range(0, len(addresses_bytes), per):
         threads = tuple(range(start, min(start + per, len(addresses_bytes))))

@@ -20,12 +20,20 @@ def warpgroup_threads(spec: Spec) -> int:
 
 
 def warp_threads(spec: Spec) -> int:
-    """Threads of a warp: a warpgroup's threads over its warps (cute/mma_atoms)."""
-    return warpgroup_threads(spec) // _WARPS_PER_WARPGROUP
+    """Threads of a warp: a warpgroup's threads (cute/mma_atoms) over its warps
+    (cute/thread_groups:warpgroup, "128 threads (4 warps)")."""
+    threads, warps = warpgroup_threads(spec), warps_per_warpgroup(spec)
+    if threads % warps:
+        raise ValueError(f"a warpgroup of {threads} threads does not split into {warps} warps")
+    return threads // warps
 
 
-#: Replaced by a spec row in the facts audit (CuTe doc: "128 threads (4 warps)").
-_WARPS_PER_WARPGROUP = 4
+def warps_per_warpgroup(spec: Spec) -> int:
+    """Warps of a warpgroup (cute/thread_groups.yaml, row warpgroup: "128 threads (4 warps)")."""
+    row = spec.get(records.ThreadGroup, "warpgroup")
+    if row.part != "warp" or row.parts is None:
+        raise ValueError(f"{row.key}: expected the warpgroup as a number of warps")
+    return row.parts
 
 
 def register_bits(spec: Spec) -> int:
@@ -66,25 +74,32 @@ class FloatFormat:
 
 
 def float_format(spec: Spec, dtype: str) -> FloatFormat:
-    """The encoding of a float element type (wgmma/element_types.yaml)."""
-    from ptxconf.oracle.interpret import _FN_FORMATS, FLOAT_FORMATS
-
+    """The encoding of a float element type: the row's exponent_bits, mantissa_bits and
+    finite_only columns (wgmma/element_types.yaml; sources in its source.columns)."""
     row = spec.get(records.ElementType, dtype)
     if row.kind != "float":
         raise ValueError(f"{dtype} is a {row.kind} type, not a float")
-    exp, man = FLOAT_FORMATS[dtype]
-    return FloatFormat(exp, man, dtype in _FN_FORMATS)
+    if row.exponent_bits is None or row.mantissa_bits is None:
+        raise ValueError(f"{row.key}: a float type without exponent_bits / mantissa_bits")
+    return FloatFormat(row.exponent_bits, row.mantissa_bits, bool(row.finite_only))
+
+
+def _immediate_types(spec: Spec, row_id: str) -> tuple[str, ...]:
+    return spec.get(records.InstructionOperand, row_id).types
 
 
 def takes_imm_trans(spec: Spec, atype: str) -> bool:
-    """Whether wgmma spells imm-trans-a/b for this operand type (MN-major operands possible)."""
-    return atype in {"f16", "bf16"}
+    """Whether wgmma spells imm-trans-a/b for this operand type (MN-major operands possible):
+    wgmma/instruction_operands.yaml, row imm-trans-a."""
+    return atype in _immediate_types(spec, "imm-trans-a")
 
 
 def takes_imm_scale(spec: Spec, atype: str) -> bool:
-    """Whether wgmma spells imm-scale-a/b for this operand type."""
-    return spec.get(records.ElementType, atype).kind == "float"
+    """Whether wgmma spells imm-scale-a/b for this operand type:
+    wgmma/instruction_operands.yaml, row imm-scale-a."""
+    return atype in _immediate_types(spec, "imm-scale-a")
 
 
 __all__ = ["FloatFormat", "element_types", "float_format", "register_bits", "swizzle_modes",
-           "takes_imm_scale", "takes_imm_trans", "warp_threads", "warpgroup_threads", "wgmma_m"]
+           "takes_imm_scale", "takes_imm_trans", "warp_threads", "warpgroup_threads",
+           "warps_per_warpgroup", "wgmma_m"]

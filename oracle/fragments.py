@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from ptxconf.oracle import facts
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout, logical_product
 from ptxconf.oracle.algebra.notation import parse
@@ -32,8 +33,8 @@ from ptxconf.oracle.hypotheses import A_REGISTER_LAYOUT
 from ptxconf.oracle.records import CuteLayout, InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec, default_spec
 
-#: Bits of one register, and of the halfword unit the A hypothesis works in.
-REGISTER_BITS = 32
+#: Bits of the halfword unit the A hypothesis works in (a register's width is
+#: `facts.register_bits`, from the register-fragment tables).
 HALF_BITS = 16
 #: The CuTe row the accumulator map is derived from (checks.cute_atoms compares the product
 #: with every other SM90 CLayout row).
@@ -394,11 +395,12 @@ def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     bits = spec.element_bits(res.itype.atype)
     layout = a_halfword_layout(spec, k, bits)
     m_rows = wgmma_m(spec)
-    halves_per_reg = REGISTER_BITS // HALF_BITS
+    register_bits = facts.register_bits(spec)
+    halves_per_reg = register_bits // HALF_BITS
     epr = frag.elems_per_register
-    if epr * bits != REGISTER_BITS:
+    if epr * bits != register_bits:
         raise ValueError(f"{frag.key}: {epr} x {bits}-bit elements do not fill a "
-                         f"{REGISTER_BITS}-bit register")
+                         f"{register_bits}-bit register")
     entries: list[Entry] = []
     for t, vals in enumerate(_tv_rows(layout)):
         for v, idx in enumerate(vals):
@@ -466,17 +468,20 @@ def check_bijection(fmap: FragmentMap) -> None:
 #: + i % e (+ K/2 for the second pair), e = elements per 32-bit register. They are public facts
 #: of the ISA outside the seeds, used only to cross-check the a_regs_like_d16 hypothesis.
 MMA_SYNC_M = 16
-WARP_THREADS = 32
 LANES_PER_GROUP = 4
 
 
-def mma_sync_a_witness(k: int, bits: int, warps: int = 4) -> dict[tuple[int, int, int],
-                                                                   tuple[int, int]]:
-    """(thread, register, sub) -> (row, col): mma.m16n8k<K> A fragments stacked over `warps`."""
-    e = REGISTER_BITS // bits
+def mma_sync_a_witness(k: int, bits: int, warps: int | None = None, *,
+                       spec: Spec | None = None) -> dict[tuple[int, int, int], tuple[int, int]]:
+    """(thread, register, sub) -> (row, col): mma.m16n8k<K> A fragments stacked over `warps`
+    (default: the warps of a warpgroup); register and warp widths from the spec's facts."""
+    spec = spec or default_spec()
+    warp_threads = facts.warp_threads(spec)
+    warps = facts.warps_per_warpgroup(spec) if warps is None else warps
+    e = facts.register_bits(spec) // bits
     out = {}
-    for t in range(warps * WARP_THREADS):
-        warp, lane = divmod(t, WARP_THREADS)
+    for t in range(warps * warp_threads):
+        warp, lane = divmod(t, warp_threads)
         group, tig = divmod(lane, LANES_PER_GROUP)
         for i in range(4 * e):
             reg, sub = divmod(i, e)

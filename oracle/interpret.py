@@ -22,25 +22,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from ptxconf.oracle import canonical
+
+from ptxconf.oracle import canonical, facts
 from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.records import ElementType, atom_name
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 BITS_PER_BYTE = canonical.BITS_PER_BYTE
-REGISTER_BITS = 32
+
+
+def __getattr__(name: str) -> Any:
+    """`REGISTER_BITS`, for callers that have no spec in scope: the bundled spec's register
+    width (`facts.register_bits`, from wgmma/register_fragments.yaml)."""
+    if name == "REGISTER_BITS":
+        return facts.register_bits(default_spec())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # --- element encodings -----------------------------------------------------------------------
 
-#: (exponent bits, mantissa bits) of the float formats: IEEE 754 binary16/32/64, bfloat16, TF32
-#: (kept in a 32-bit container laid out as f32, its low 13 mantissa bits zero) and the OCP FP8
-#: formats E4M3 (no infinities; S.1111.111 is NaN) and E5M2.
-FLOAT_FORMATS: dict[str, tuple[int, int]] = {
-    "f16": (5, 10), "bf16": (8, 7), "tf32": (8, 10), "f32": (8, 23), "f64": (11, 52),
-    "e4m3": (4, 3), "e5m2": (5, 2),
-}
-#: Float formats whose all-ones exponent still holds finite numbers (OCP E4M3).
-_FN_FORMATS = frozenset({"e4m3"})
+# The float formats (exponent and mantissa widths, finite-only E4M3) are spec columns of
+# wgmma/element_types.yaml, read through `facts.float_format`.
 #: The largest power of two up to which integer sums in each accumulator stay exact in the
 #: probes: below the accumulator's own precision, and below the ~13-bit alignment window
 #: reported for FP8 tensor-core accumulation, so integer partial sums are exact in any order.
@@ -61,7 +63,7 @@ def exact_limit(spec: Spec, dtype: str) -> int:
     """The largest L such that every integer in [0, L] is exactly representable."""
     kind, bits = element_kind(spec, dtype), element_bits(spec, dtype)
     if kind == "float":
-        return 1 << (FLOAT_FORMATS[dtype][1] + 1)
+        return 1 << (facts.float_format(spec, dtype).mantissa_bits + 1)
     if kind == "signed":
         return (1 << (bits - 1)) - 1
     return (1 << bits) - 1
@@ -78,8 +80,9 @@ def value_range(spec: Spec, dtype: str) -> tuple[int, int]:
     return 0, hi
 
 
-def _float_encode(values: np.ndarray, dtype: str, width: int) -> np.ndarray:
-    exp_bits, man_bits = FLOAT_FORMATS[dtype]
+def _float_encode(values: np.ndarray, dtype: str, width: int,
+                  fmt: facts.FloatFormat) -> np.ndarray:
+    exp_bits, man_bits = fmt.exponent_bits, fmt.mantissa_bits
     bias = (1 << (exp_bits - 1)) - 1
     v = np.asarray(values, dtype=np.float64)
     if not np.all(np.isfinite(v)):
@@ -98,8 +101,8 @@ def _float_encode(values: np.ndarray, dtype: str, width: int) -> np.ndarray:
     man = np.round(scaled).astype(np.uint64)
     field_exp = np.where(normal, biased, 0).astype(np.int64)
     top = (1 << exp_bits) - 1
-    over = field_exp > top if dtype in _FN_FORMATS else field_exp >= top
-    if dtype in _FN_FORMATS:
+    over = field_exp > top if fmt.finite_only else field_exp >= top
+    if fmt.finite_only:
         over |= (field_exp == top) & (man == (1 << man_bits) - 1)
     if np.any(over):
         raise ValueError(f"{dtype}: {v.flat[int(np.argmax(over.ravel()))]!r} is out of range")
@@ -108,8 +111,9 @@ def _float_encode(values: np.ndarray, dtype: str, width: int) -> np.ndarray:
             << np.uint64(width - 1 - exp_bits)) | (man << np.uint64(pad)))
 
 
-def _float_decode(raw: np.ndarray, dtype: str, width: int) -> np.ndarray:
-    exp_bits, man_bits = FLOAT_FORMATS[dtype]
+def _float_decode(raw: np.ndarray, dtype: str, width: int,
+                  fmt: facts.FloatFormat) -> np.ndarray:
+    exp_bits, man_bits = fmt.exponent_bits, fmt.mantissa_bits
     bias = (1 << (exp_bits - 1)) - 1
     r = np.asarray(raw, dtype=np.uint64)
     pad = width - 1 - exp_bits - man_bits
@@ -121,7 +125,7 @@ def _float_decode(raw: np.ndarray, dtype: str, width: int) -> np.ndarray:
         val = np.where(normal, np.ldexp(1 + man / (1 << man_bits), e - bias),
                        np.ldexp(man / (1 << man_bits), 1 - bias))
     top = (1 << exp_bits) - 1
-    if dtype in _FN_FORMATS:
+    if fmt.finite_only:
         special = (e == top) & (man == (1 << man_bits) - 1)
         val = np.where(special, np.nan, val)
     else:
@@ -134,7 +138,7 @@ def encode(spec: Spec, dtype: str, values: np.ndarray | Sequence[int] | int) -> 
     kind, bits = element_kind(spec, dtype), element_bits(spec, dtype)
     v = np.asarray(values)
     if kind == "float":
-        return _float_encode(v, dtype, bits)
+        return _float_encode(v, dtype, bits, facts.float_format(spec, dtype))
     iv = v.astype(np.int64)
     if not np.array_equal(iv, v):
         raise ValueError(f"{dtype}: non-integer values")
@@ -150,7 +154,7 @@ def decode(spec: Spec, dtype: str, raw: np.ndarray) -> np.ndarray:
     kind, bits = element_kind(spec, dtype), element_bits(spec, dtype)
     r = np.asarray(raw).astype(np.uint64) & np.uint64((1 << bits) - 1)
     if kind == "float":
-        return _float_decode(r, dtype, bits)
+        return _float_decode(r, dtype, bits, facts.float_format(spec, dtype))
     iv = r.astype(np.int64)
     if kind == "signed":
         iv = np.where(iv >= 1 << (bits - 1), iv - (1 << bits), iv)
@@ -378,10 +382,11 @@ def fragment_table(spec: Spec, instr: str, operand: str) -> np.ndarray:
     return _fragment_table(instr, operand, id(spec))
 
 
-def subelement_bits(elem_bits: int) -> int:
-    """How many bits of a 32-bit register one subelement takes."""
-    if REGISTER_BITS % elem_bits:
-        raise ValueError(f"{elem_bits}-bit elements do not pack a {REGISTER_BITS}-bit register")
+def subelement_bits(elem_bits: int, spec: Spec | None = None) -> int:
+    """How many bits of a register (`facts.register_bits`) one subelement takes."""
+    register_bits = facts.register_bits(spec or default_spec())
+    if register_bits % elem_bits:
+        raise ValueError(f"{elem_bits}-bit elements do not pack a {register_bits}-bit register")
     return elem_bits
 
 
@@ -396,18 +401,19 @@ def regs_from_matrix(raw: np.ndarray, table: np.ndarray, threads: int, nreg: int
     return words.astype(np.uint32)
 
 
-def register_slots(regs: np.ndarray, elem_bits: int) -> np.ndarray:
-    """uint64 [threads, nreg, 32 / bits]: the raw subelements of every register."""
-    per = REGISTER_BITS // subelement_bits(elem_bits)
+def register_slots(regs: np.ndarray, elem_bits: int, spec: Spec | None = None) -> np.ndarray:
+    """uint64 [threads, nreg, register bits / bits]: the raw subelements of every register."""
+    spec = spec or default_spec()
+    per = facts.register_bits(spec) // subelement_bits(elem_bits, spec)
     w = np.asarray(regs, dtype=np.uint64)[..., None]
     shifts = (np.arange(per, dtype=np.uint64) * np.uint64(elem_bits))
     return (w >> shifts) & np.uint64((1 << elem_bits) - 1)
 
 
 def matrix_from_regs(regs: np.ndarray, table: np.ndarray, shape: tuple[int, int],
-                     elem_bits: int) -> np.ndarray:
+                     elem_bits: int, spec: Spec | None = None) -> np.ndarray:
     """uint64 [rows, cols]: the raw bits each (row, col) has in the registers, by the table."""
-    slots = register_slots(regs, elem_bits)
+    slots = register_slots(regs, elem_bits, spec)
     t, r, s, i, j = (table[:, c] for c in range(5))
     out = np.zeros(shape, dtype=np.uint64)
     out[i, j] = slots[t, r, s]

@@ -13,15 +13,38 @@ SWIZZLE_MODES: tuple[SwizzleMode, ...] = ("none", "32B", "64B", "128B")
 UNIT_SUFFIXES: tuple[str, ...] = ("_bits", "_bytes", "_elems", "_u128")
 
 
+#: Where a fact comes from when it is not the file's document: the assembler (the NVRTC
+#: witness), silicon (the GPU evidence of reports/evidence/h100), a public document outside the
+#: five seeds (named in the file's source), or the project's own derivation from other rows.
+Provenance = Literal["assembler", "silicon-h100", "outside-seeds", "derived", "project"]
+
+
 @dataclass(frozen=True)
 class Source:
-    """Where a file's facts come from."""
+    """Where a file's facts come from.
+
+    `columns` names the columns whose values the rows' cited text does not state, and where
+    each comes from instead (a derivation, the assembler, silicon, a document outside the
+    seeds); SPEC-CITE requires every other numeric column to be stated by the row's cite.
+    """
 
     document: str
     ptx_isa_version: str
     anchor: str
     section: str
     table: str | None = None
+    columns: dict[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class Cite:
+    """Where in the file's document a row is stated: an anchor (figure, table, section, line of
+    code) and a short verbatim quote of the source's own text holding the row's numbers.
+    `provenance` says where the row comes from when no sentence of the document states it."""
+
+    anchor: str = ""
+    text: str | None = None
+    provenance: Provenance | None = None
 
 
 @dataclass(frozen=True)
@@ -32,10 +55,14 @@ class Row:
     file: str = field(default="", compare=False)
     line: int = field(default=0, compare=False)
     source: Source | None = field(default=None, compare=False, repr=False)
+    cite: Cite | None = field(default=None, compare=False, repr=False)
 
     KIND: ClassVar[str] = ""
     #: Numeric fields that are plain counts and so carry no unit suffix.
     UNITLESS: ClassVar[frozenset[str]] = frozenset()
+    #: Fields that are provenance, not facts: no check needs to read them (SPEC-CITE reads
+    #: `cite` while linting; conformance/test_facts.py exempts these from "read by a check").
+    INFORMATIVE: ClassVar[frozenset[str]] = frozenset({"cite"})
 
     @property
     def key(self) -> str:
@@ -55,6 +82,21 @@ class ElementType(Row):
     KIND: ClassVar[str] = "element_type"
     width_bits: int = 0
     kind: Literal["float", "signed", "unsigned", "bits"] = "float"
+    #: Float encodings: sign + exponent + mantissa (+ padding: tf32's zero low bits in its
+    #: 32-bit container) = width; finite_only: the all-ones exponent still encodes finite
+    #: numbers (OCP E4M3: no infinities, S.1111.111 is NaN). None for non-float kinds.
+    exponent_bits: int | None = None
+    mantissa_bits: int | None = None
+    padding_bits: int | None = None
+    finite_only: bool | None = None
+
+
+@dataclass(frozen=True)
+class Normalization(Row):
+    """A statement of the width every element type is normalized to (T = 128 / width)."""
+
+    KIND: ClassVar[str] = "normalization"
+    normalized_bits: int = 0
 
 
 @dataclass(frozen=True)
@@ -111,6 +153,8 @@ class ByteOffsetDefinition(Row):
     """A row of the LBO or SBO definition table."""
 
     KIND: ClassVar[str] = "byte_offset_definition"
+    #: `text` is the definition as printed: its numbers are `after`, `unit` and `tile`.
+    INFORMATIVE: ClassVar[frozenset[str]] = frozenset({"cite", "text"})
     offset: Literal["LBO", "SBO"] = "LBO"
     major: Major = "K"
     swizzles: tuple[SwizzleMode, ...] = ()
@@ -118,6 +162,12 @@ class ByteOffsetDefinition(Row):
     steps_along: Major | None = None
     assumed_u128: int | None = None
     text: str = ""
+    #: What the text counts before the offset applies, in its own words: "1" (first column to
+    #: the second), "8", "swizzle-byte-size/16"; `unit` is its word for them (rows: along MN,
+    #: columns: along K); `tile` the tile it names ("8x2"). None where the offset is unused.
+    after: str | None = None
+    unit: Literal["rows", "columns"] | None = None
+    tile: str | None = None
 
 
 @dataclass(frozen=True)
@@ -140,6 +190,8 @@ class WorkedExample(Row):
     lbo_u128: int = 0
     sbo_u128: int = 0
     lbo_assumed: bool = False
+    #: The shift the figure writes in "(LBO) >> 4 = 16".
+    encode_shift_bits: int | None = None
 
     def expected_id(self) -> str:
         """fig<N>.<major>.<swizzle>.<dtype>."""
@@ -212,6 +264,10 @@ class RegisterFragment(Row):
     elements: str = ""
     figure: int = 0
     valid_n: tuple[ValidN, ...] | None = None
+    #: The section title's shape ("m64nNk16") and the last element index the table lists
+    #: ("7" for a0..a7, "N/2 - 1" for d0..dW, W = N/2 - 1): `elements` is derived from it.
+    shape: str | None = None
+    last_index: str | None = None
 
     def expected_id(self) -> str:
         """k<K>.<operand>.<first type>."""
@@ -252,6 +308,47 @@ class InstructionType(Row):
 
 
 @dataclass(frozen=True)
+class InstructionOperand(Row):
+    """An immediate operand of wgmma.mma_async and the operand types whose syntax spells it."""
+
+    KIND: ClassVar[str] = "instruction_operand"
+    immediate: Literal["imm-trans", "imm-scale"] = "imm-trans"
+    operand: Literal["A", "B"] = "A"
+    types: tuple[str, ...] = ()
+
+    def expected_id(self) -> str:
+        """imm-trans-a, imm-scale-b, ..."""
+        return f"{self.immediate}-{self.operand.lower()}"
+
+
+@dataclass(frozen=True)
+class OperandStorage(Row):
+    """Where a wgmma multiplicand may live: registers and/or shared memory."""
+
+    KIND: ClassVar[str] = "operand_storage"
+    operand: Literal["A", "B"] = "A"
+    registers: bool = False
+    shared_memory: bool = True
+
+    def expected_id(self) -> str:
+        """The operand."""
+        return self.operand
+
+
+@dataclass(frozen=True)
+class MajorConvention(Row):
+    """What a document's word for an operand's orientation means: imm-trans-a = 1, BLAS
+    "Transposed", CuTe's "T" in an atom name; `spelled` is the document's own spelling."""
+
+    KIND: ClassVar[str] = "major_convention"
+    convention: Literal["imm-trans", "blas", "cute-name"] = "blas"
+    operand: Literal["A", "B"] = "A"
+    transposed: bool = False
+    major: Major = "K"
+    spelled: str = ""
+
+
+@dataclass(frozen=True)
 class WmmaDefaultStride(Row):
     """A row of the wmma default-stride table."""
 
@@ -266,6 +363,8 @@ class WmmaDefaultStride(Row):
     c_row_elems: int = 0
     c_col_elems: int = 0
     types: tuple[str, ...] = ()
+    #: The shape as the table prints it, MxNxK ("8x32x16").
+    printed_shape: str | None = None
 
     def expected_id(self) -> str:
         """m<M>n<N>k<K>."""
@@ -302,7 +401,6 @@ class WmmaAlignmentExample(Row):
     dtype: str = ""
     fragment_registers: int = 0
     register_type: str = ""
-    register_bits: int = 0
     fragment_bytes: int = 0
     stride_elem_bytes: int = 0
     pointer_multiple_bytes: int = 0
@@ -321,10 +419,62 @@ class CuteLayout(Row):
     atom: str = ""
     role: Literal["ThrID", "ALayout", "BLayout", "CLayout"] = "CLayout"
     layout: str = ""
+    #: The layout as the document's C++ spells it (`Layout<Shape <_8,_4>, Stride<_1,_8>>`);
+    #: `layout` is the project's CuTe-notation transcription (cute.layout checks they agree).
+    layout_cpp: str | None = None
     domain: tuple[int, ...] | None = None
     codomain_mn: tuple[int, ...] = ()
     domain_comment: str | None = None
     points: tuple[tuple[int, ...], ...] = ()
+    #: Whether the document spells `atom`; False: the project named what the section describes
+    #: by the document's naming scheme ("Operation struct's name"), the cite says what it says.
+    atom_named: bool = True
+    #: The C++ alias the document's traits give this layout (SM70_8x4_Col, SM70_QuadPair, ...).
+    alias: str | None = None
+    #: Other N the document says this pattern is repeated to ("N = [16,32,64,128,256]").
+    variants_n_elems: tuple[int, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ModeStatement(Row):
+    """A sentence about one mode of a CuTe layout: its size and stride (codomain steps).
+    `mode` is the path into the layout: [0, 2] is thread sub-mode 2."""
+
+    KIND: ClassVar[str] = "mode_statement"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"mode_size", "mode_stride"})
+    layout: str = ""
+    mode: tuple[int, ...] = ()
+    mode_size: int | None = None
+    mode_stride: int | None = None
+
+
+@dataclass(frozen=True)
+class OperationRegisters(Row):
+    """An Operation struct's register alias: `DRegisters = float[8]` and what one holds."""
+
+    KIND: ClassVar[str] = "operation_registers"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"values"})
+    atom: str = ""
+    operand: Literal["A", "B", "C", "D"] = "D"
+    cpp_type: str = ""
+    values: int = 0
+    register_bits: int = 0
+
+    def expected_id(self) -> str:
+        """<atom>.<operand>Registers."""
+        return f"{self.atom}.{self.operand}Registers"
+
+
+@dataclass(frozen=True)
+class ThreadGroup(Row):
+    """A group of threads an MMA runs on: its size, the groups it is made of, its tile."""
+
+    KIND: ClassVar[str] = "thread_group"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"threads", "parts"})
+    threads: int = 0
+    part: str | None = None
+    parts: int | None = None
+    tile: str | None = None
 
 
 @dataclass(frozen=True)
@@ -341,6 +491,10 @@ class AtomSelection(Row):
     swizzle_base: int = 0
     swizzle_shift: int = 0
     try_order: int = 0
+    #: get_smem_layout_atom's own constant for this mode (sw64_num_contiguous_bits = 512),
+    #: None for the fallback; `strided_elems`: the 8 of make_layout((n, 8)).
+    select_contiguous_bits: int | None = None
+    strided_elems: int | None = None
 
 
 @dataclass(frozen=True)
@@ -364,9 +518,11 @@ class CuteDslExample(Row):
 
     KIND: ClassVar[str] = "cutedsl_example"
     UNITLESS: ClassVar[frozenset[str]] = frozenset(
-        {"swizzle_bits", "swizzle_base", "swizzle_shift", "period_units"}
+        {"swizzle_bits", "swizzle_base", "swizzle_shift", "period_units", "pattern_repeat_atoms",
+         "elems_per_bank_word"}
     )
-    example: Literal["select", "swizzle", "tile_to_shape", "period"] = "select"
+    example: Literal["select", "swizzle", "tile_to_shape", "period", "precondition",
+                     "bank"] = "select"
     dtype: str | None = None
     major: Major | None = None
     layout: str | None = None
@@ -386,6 +542,25 @@ class CuteDslExample(Row):
     atom_repeats: tuple[int, ...] | None = None
     period_units: int | None = None
     stated_period_bytes: int | None = None
+    element_width_bits: int | None = None
+    #: The blog's bit pictures: offsets in binary, and the pattern a swizzle acts on with the
+    #: flips it names ("0bxxxxxxxUVxXYxxxx", ["X<-U", "Y<-V"]: X flips where U is 1).
+    plain_offset_binary: str | None = None
+    swizzled_offset_binary: str | None = None
+    bit_pattern: str | None = None
+    flips: tuple[str, ...] | None = None
+    period_binary: str | None = None
+    pattern_bits: int | None = None
+    #: tile_to_shape: the atom's shape as the text states it, the label it gives the atom's
+    #: major-ness, each mode of the result as the text derives it, and the atoms after which
+    #: the swizzle pattern repeats.
+    atom_shape: tuple[int, ...] | None = None
+    atom_label_major: Major | None = None
+    mode_layouts: tuple[str, ...] | None = None
+    pattern_repeat_atoms: int | None = None
+    major_mode_multiple_elems: int | None = None
+    bank_word_bits: int | None = None
+    elems_per_bank_word: int | None = None
 
 
 def count_expr(expr: str, n: int) -> int:
@@ -411,9 +586,10 @@ def atom_name(major: str, swizzle: str) -> str:
 RECORD_KINDS: dict[str, type[Row]] = {
     cls.KIND: cls
     for cls in (
-        ElementType, SwizzleAtom, SwizzleAtomExample, CanonicalLayout, ByteOffsetDefinition,
-        WorkedExample, DescriptorField, BaseOffsetRule, AlignmentRule, RegisterFragment,
-        InstructionType, WmmaDefaultStride, WmmaRule, WmmaAlignmentExample, CuteLayout,
-        AtomSelection, PrintedAtom, CuteDslExample,
+        ElementType, Normalization, SwizzleAtom, SwizzleAtomExample, CanonicalLayout,
+        ByteOffsetDefinition, WorkedExample, DescriptorField, BaseOffsetRule, AlignmentRule,
+        RegisterFragment, InstructionType, InstructionOperand, OperandStorage, MajorConvention,
+        WmmaDefaultStride, WmmaRule, WmmaAlignmentExample, CuteLayout, ModeStatement,
+        OperationRegisters, ThreadGroup, AtomSelection, PrintedAtom, CuteDslExample,
     )
 }

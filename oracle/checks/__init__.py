@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 
-from ptxconf.oracle.spec import Spec
-
 from ptxconf.cases import Case, Verdict, case, discrepancy, expect_equal, fail
+from ptxconf.oracle.spec import Spec
 
 PROVIDER = "self-consistency"
 

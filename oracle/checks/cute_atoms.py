@@ -8,6 +8,14 @@ documents: the ThrID's size is every layout's thread count; the SM90 64xN CLayou
 atom repeated along N; its value count is the accumulator's elements per thread of the
 register-fragment table; the SS ALayout broadcasts an M64 x K16 tile; a layout's domain comment
 agrees with its shape.
+
+And the document's other statements: its C++ spelling of each layout (`layout_cpp`) is the
+row's layout; an atom name is the document's (quoted) or marked as the project's
+(`cute.atom_name`); traits aliases name the layout's shape or thread group (`cute.alias`); an
+NT/TN A or B layout's values run along the major mode CUTLASS's letter names
+(`cute.layout_major`); the N it says the 64x8 pattern repeats to are valid N (`cute.variants_n`);
+its sentences about single modes (`cute.mode_statement`), its thread groups (`cute.thread_group`:
+quadpair, warp, warpgroup) and its Operation register aliases (`cute.operation_registers`).
 """
 
 from __future__ import annotations
@@ -15,26 +23,37 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ptxconf.oracle import fragments
+from ptxconf.oracle import facts, fragments
 from ptxconf.oracle.algebra.int_tuple import flatten, product
 from ptxconf.oracle.algebra.layout import Layout, image, to_function_table
 from ptxconf.oracle.algebra.notation import NotationError, parse
 from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
-from ptxconf.oracle.checks.fragments_checks import WGMMA_M
-from ptxconf.oracle.records import CuteLayout, ElementType, RegisterFragment
+from ptxconf.oracle.records import (
+    CuteLayout,
+    ElementType,
+    MajorConvention,
+    ModeStatement,
+    OperationRegisters,
+    RegisterFragment,
+    ThreadGroup,
+)
 from ptxconf.oracle.spec import Spec
-
 from ptxconf.results import Status
 
 #: An atom name's architecture and shape: SM90_64x128x16_F16F16F16F16_TN -> SM90, 64, 128, 16.
 _ATOM_NAME = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+|N)x(?P<k>\d+)_(?P<types>[A-Z0-9]+)?")
 #: A row id's prefix names the atom too: SM70_8x8x4.CLayout.f32, SM90_64x8.CLayout, SM90_64xNx16...
 _ID_PREFIX = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+|N)(?:x(?P<k>\d+))?\.")
-#: Threads of a warp: a ThrID's codomain is the warp(s) its logical threads live in.
-WARP_THREADS = 32
-#: A domain comment: (T128,V64x8) -> (M64,K16).
+#: A domain comment: (T128,V64x8) -> (M64,K16), or (T8,V4) -> (m,k) without the sizes.
 _COMMENT = re.compile(r"\(T(?P<t>\d+),V(?P<v>\d+(?:x\d+)*)\)\s*->\s*"
-                      r"\((?P<r>[MNK])(?P<rows>\d+),(?P<c>[MNK])(?P<cols>\d+)\)")
+                      r"\((?P<r>[MNKmnk])(?P<rows>\d+)?,(?P<c>[MNKmnk])(?P<cols>\d+)?\)")
+#: The document's C++ spelling of a layout: Layout<Shape <_8,_4>, Stride<_1,_8>>.
+_CPP_TOKEN = re.compile(r"\s*(Layout<|Shape\s*<|Stride\s*<|_\d+|,|>)")
+#: A traits alias: SM70_8x4_Col, SM70_8x8_32b (an 8x8 C of 32-bit values), SM70_QuadPair.
+_ALIAS = re.compile(r"(?P<arch>SM\d+)_(?:(?P<rows>\d+)x(?P<cols>\d+)(?:_(?P<bits>\d+)b|_\w+)?"
+                    r"|(?P<group>[A-Za-z]+))")
+#: The types an atom name spells, in the order D, A, B, C.
+TYPE_ORDER = ("D", "A", "B", "C")
 #: The codomain each role's index encodes: (rows, cols) as letters of the atom's M, N, K.
 ROLE_CODOMAIN = {"CLayout": ("m", "n"), "ALayout": ("m", "k"), "BLayout": ("n", "k")}
 
@@ -49,6 +68,21 @@ def cases(spec: Spec) -> Iterator[Case]:
             yield make_case("cute.thread_count", row.key, lambda row=row: _thread_count(row, rows))
         if row.domain_comment is not None:
             yield make_case("cute.domain_comment", row.key, lambda row=row: _comment(row))
+    for row in rows:
+        yield make_case("cute.atom_name", row.key, lambda row=row: _atom_name(row))
+        if row.alias is not None:
+            yield make_case("cute.alias", row.key, lambda row=row: _alias(spec, row, rows))
+        if row.role in ("ALayout", "BLayout") and _letters(row) is not None:
+            yield make_case("cute.layout_major", row.key, lambda row=row: _layout_major(spec, row))
+        if row.variants_n_elems is not None:
+            yield make_case("cute.variants_n", row.key, lambda row=row: _variants(spec, row))
+    for st in spec.of(ModeStatement):
+        yield make_case("cute.mode_statement", st.key, lambda st=st: _mode_statement(spec, st))
+    for grp in spec.of(ThreadGroup):
+        yield make_case("cute.thread_group", grp.key, lambda g=grp: _thread_group(spec, g, rows))
+    for regs in spec.of(OperationRegisters):
+        yield make_case("cute.operation_registers", regs.key,
+                        lambda r=regs: _operation_registers(spec, r, rows))
     for row in rows:
         if row.role == "CLayout" and _arch(row) == "SM90":
             yield make_case("cute.clayout_repeat", row.key,
@@ -102,6 +136,11 @@ def _row(spec: Spec, row: CuteLayout) -> str:
     _atom_types(spec, row)
     _name_matches_id(row)
     layout = _layout(row)
+    if row.layout_cpp is not None:
+        cpp = cpp_layout(row.layout_cpp, row.key)
+        if cpp != layout:
+            raise fail(f"{row.key}: the document's {row.layout_cpp} is {cpp}, the row's layout "
+                       f"{row.layout}", cpp=str(cpp), layout=row.layout)
     rows, cols = row.codomain_mn
     for t, v, i, j, idx in row.points:
         got = layout(t) if row.role == "ThrID" and v == 0 else layout(t, v)
@@ -110,7 +149,7 @@ def _row(spec: Spec, row: CuteLayout) -> str:
         expect_equal(f"index of (row {i}, col {j})", idx, i + j * rows, source=f"{row.key} points",
                      witness=f"row + col * {rows}")
     if row.role == "ThrID":
-        return _thrid(row, layout)
+        return _thrid(spec, row, layout)
     if layout.rank() != 2:
         raise fail(f"{row.key}: a {row.role} is a (thread, value) layout; {row.layout} has rank "
                    f"{layout.rank()}")
@@ -168,11 +207,13 @@ def _name_codomain(row: CuteLayout) -> None:
                  source=row.key, witness=f"the atom name {row.atom}")
 
 
-def _thrid(row: CuteLayout, layout: Layout) -> str:
-    """A ThrID maps logical threads injectively into the threads of its codomain."""
+def _thrid(spec: Spec, row: CuteLayout, layout: Layout) -> str:
+    """A ThrID maps logical threads injectively into the threads of its codomain: the whole
+    warps (`facts.warp_threads`) its logical threads live in."""
     table = to_function_table(layout)
     bound = product(tuple(row.codomain_mn))
-    warps = -(-layout.cosize() // WARP_THREADS) * WARP_THREADS
+    warp = facts.warp_threads(spec)
+    warps = -(-layout.cosize() // warp) * warp
     expect_equal("ThrID codomain (threads, 1)", tuple(row.codomain_mn), (warps, 1), source=row.key,
                  witness=f"the whole warps that {row.layout} reaches")
     if len(set(table)) != len(table):
@@ -208,9 +249,17 @@ def _comment(row: CuteLayout) -> str:
     said_v = tuple(int(x) for x in m["v"].split("x"))
     val_modes = tuple(product(s) for s in val.shape) if isinstance(val.shape, tuple) else (
         val.shape,)
-    said = {"threads": int(m["t"]), "value shape": said_v,
-            "codomain": (int(m["rows"]), int(m["cols"]))}
-    shape = {"threads": thr.size(), "value shape": val_modes, "codomain": tuple(row.codomain_mn)}
+    letters = (m["r"].lower(), m["c"].lower())
+    if row.role in ROLE_CODOMAIN and letters != ROLE_CODOMAIN[row.role]:
+        raise fail(f"{row.key}: the comment maps to ({','.join(letters)}), a {row.role} maps to "
+                   f"({','.join(ROLE_CODOMAIN[row.role])})")
+    said: dict[str, object] = {"threads": int(m["t"]), "value shape": said_v}
+    shape: dict[str, object] = {"threads": thr.size(), "value shape": val_modes}
+    if m["rows"] is not None and m["cols"] is not None:
+        said["codomain"] = (int(m["rows"]), int(m["cols"]))
+        shape["codomain"] = tuple(row.codomain_mn)
+    if len(said_v) == 1 and len(val_modes) > 1:
+        shape["value shape"] = (val.size(),)  # V8 names the count, not the modes
     wrong = [k for k in said if said[k] != shape[k]]
     if wrong:
         raise discrepancy(
@@ -221,6 +270,243 @@ def _comment(row: CuteLayout) -> str:
             + f" ({product(said_v)} vs {val.size()} values per thread)",
             comment=row.domain_comment, layout=row.layout, fields=wrong)
     return f"comment {row.domain_comment!r} agrees with {row.layout}"
+
+
+def cpp_layout(text: str, where: str = "") -> Layout:
+    """The layout a C++ `Layout<Shape <...>, Stride<...>>` (or `Layout<_128, _1>`) spells."""
+    tokens, pos = [], 0
+    while pos < len(text):
+        m = _CPP_TOKEN.match(text, pos)
+        if m is None:
+            if text[pos:].strip() in ("", ";"):
+                break
+            raise fail(f"{where}: cannot read {text!r} at {text[pos:pos + 12]!r}")
+        tokens.append(m.group(1).replace(" ", ""))
+        pos = m.end()
+
+    def value(i: int) -> tuple[object, int]:
+        tok = tokens[i]
+        if tok.startswith("_"):
+            return int(tok[1:]), i + 1
+        if tok in ("Shape<", "Stride<"):
+            items, i = [], i + 1
+            while tokens[i] != ">":
+                item, i = value(i)
+                items.append(item)
+                if tokens[i] == ",":
+                    i += 1
+            return (tuple(items) if len(items) > 1 else items[0]), i + 1
+        raise fail(f"{where}: unexpected {tok!r} in {text!r}")
+
+    try:
+        if not tokens or tokens[0] != "Layout<":
+            raise fail(f"{where}: {text!r} is not a Layout<...>")
+        shape, i = value(1)
+        if tokens[i] != ",":
+            raise fail(f"{where}: {text!r}: expected Layout<shape, stride>")
+        stride, i = value(i + 1)
+        if tokens[i:] != [">"]:
+            raise fail(f"{where}: {text!r}: trailing {tokens[i:]}")
+    except IndexError:
+        raise fail(f"{where}: {text!r} ends early") from None
+    return Layout(shape, stride)  # type: ignore[arg-type]
+
+
+def _atom_name(row: CuteLayout) -> str:
+    """A name the document spells is in the row's quote; the project's own name is not."""
+    text = (row.cite.text if row.cite else None) or ""
+    if row.atom_named and row.atom not in text:
+        raise fail(f"{row.key}: atom_named, yet the cited text does not spell {row.atom}")
+    if not row.atom_named and row.atom in text:
+        raise fail(f"{row.key}: the cited text spells {row.atom}; set atom_named")
+    return (f"{row.atom}: spelled by the document" if row.atom_named
+            else f"{row.atom}: the project's name for what the section describes")
+
+
+def _alias(spec: Spec, row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
+    """A traits alias names the layout's shape (SM70_8x4_*: 8x4; *_32b: 32-bit C values) or
+    its thread group (SM70_QuadPair); rows sharing an alias share the layout."""
+    m = _ALIAS.fullmatch(row.alias or "")
+    if m is None or m["arch"] != _arch(row):
+        raise fail(f"{row.key}: alias {row.alias!r} does not read as {_arch(row)}_<...>")
+    if m["group"] is not None:
+        group = spec.get(ThreadGroup, m["group"].lower())
+        expect_equal(f"threads of {row.alias}", _layout(row).size(), group.threads,
+                     source=row.key, witness=group.key)
+    else:
+        expect_equal(f"shape of {row.alias}", tuple(row.codomain_mn),
+                     (int(m["rows"]), int(m["cols"])), source=row.key,
+                     witness=f"the alias {row.alias}")
+        if m["bits"] is not None:
+            want = _type_bits(spec, row.atom)["D" if row.role == "CLayout" else row.role[0]]
+            expect_equal(f"value bits of {row.alias}", int(m["bits"]), want, source=row.key,
+                         witness=f"the types of {row.atom}")
+    for other in rows:
+        if other.alias == row.alias and _layout(other) != _layout(row):
+            raise fail(f"{row.key} and {other.key} share {row.alias} but not the layout")
+    return f"{row.alias}: {row.layout}"
+
+
+def _type_bits(spec: Spec, atom: str) -> dict[str, int]:
+    """The element width of D, A, B and C that an atom name spells (F32F16F16F32)."""
+    m = _ATOM_NAME.match(atom)
+    tokens = re.findall(r"[A-Z]+\d+", m["types"]) if m and m["types"] else []
+    if len(tokens) != len(TYPE_ORDER):
+        raise fail(f"atom {atom!r}: expected four types (D, A, B, C)")
+    return {op: spec.element_bits(t.lower()) for op, t in zip(TYPE_ORDER, tokens, strict=True)}
+
+
+def _letters(row: CuteLayout) -> tuple[str, str] | None:
+    """The A and B letters at the end of an atom name (SM70_..._NT -> ('N', 'T'))."""
+    m = re.search(r"_(?P<a>[NT])(?P<b>[NT])$", row.atom)
+    return (m["a"], m["b"]) if m else None
+
+
+def _convention_major(spec: Spec, operand: str, letter: str) -> str:
+    """The major-ness CUTLASS's letter means for an operand (cute/major_conventions); a letter
+    the document does not define is the other major-ness of the one it does."""
+    rows = [r for r in spec.of(MajorConvention) if r.convention == "cute-name"
+            and r.operand == operand]
+    for r in rows:
+        if r.spelled == letter:
+            return r.major
+    for r in rows:
+        return "K" if r.major == "MN" else "MN"
+    raise fail(f"no cute-name convention row for operand {operand}")
+
+
+def _layout_major(spec: Spec, row: CuteLayout) -> str:
+    """A thread's values run along the major mode its atom's letter names: stride 1 in the
+    column-major index is the M (N) mode, a stride of rows the K mode."""
+    letters = _letters(row)
+    assert letters is not None
+    operand = row.role[0]
+    letter = letters[0] if operand == "A" else letters[1]
+    want = _convention_major(spec, operand, letter)
+    val = _layout(row)[1]
+    first = flatten(val.stride)[0]
+    rows_ = row.codomain_mn[0]
+    got = "MN" if first == 1 else "K" if first == rows_ else None
+    if got is None:
+        raise fail(f"{row.key}: value stride {first} runs along neither mode")
+    expect_equal(f"major-ness of {operand} ({letter})", got, want, source=row.key,
+                 witness="cute/major_conventions", status=Status.DISCREPANCY)
+    return f"{operand} '{letter}': values run along {got} ({val})"
+
+
+def _variants(spec: Spec, row: CuteLayout) -> str:
+    """The N the document says the pattern repeats to are multiples of its N and valid N of
+    the accumulators at the atom's K (seed 001)."""
+    n0 = row.codomain_mn[1]
+    accs = _accumulators(spec, _atom_k(row))
+    for n in row.variants_n_elems or ():
+        if n % n0:
+            raise fail(f"{row.key}: N={n} is not a repeat of the {n0}-column pattern")
+        for frag in accs:
+            valid = frag.valid_n_values()
+            if valid is not None and n not in valid:
+                raise discrepancy(f"{row.key}: the document's N={n} is not a valid N of "
+                                  f"{frag.key}", n=n, fragment=frag.key)
+    return f"N = {list(row.variants_n_elems or ())}: repeats of {n0}, valid for " \
+           f"{', '.join(f.id for f in accs)}"
+
+
+def _mode_statement(spec: Spec, st: ModeStatement) -> str:
+    """A sentence's size and stride of one mode are the printed layout's."""
+    rows = [r for r in spec.of(CuteLayout) if r.id == st.layout]
+    if len(rows) != 1:
+        raise fail(f"{st.key}: layout {st.layout!r} names no cute_layout row")
+    row = rows[0]
+    mode: object = _layout(row)
+    for i in st.mode:
+        if not isinstance(mode, Layout) or mode.rank() <= i:
+            raise fail(f"{st.key}: {row.layout} has no mode {list(st.mode)}")
+        mode = mode[i]
+    assert isinstance(mode, Layout)
+    strides = flatten(mode.stride)
+    if st.mode_size is None and st.mode_stride is None:
+        raise fail(f"{st.key}: states neither a size nor a stride")
+    if st.mode_stride is not None and len(strides) != 1:
+        raise fail(f"{st.key}: mode {list(st.mode)} of {row.layout} is {mode}, not one stride")
+    said = {"size": st.mode_size, "stride": st.mode_stride}
+    has = {"size": mode.size(), "stride": strides[0]}
+    checked = [f"{k} {v}" for k, v in said.items() if v is not None]
+    wrong = [k for k, v in said.items() if v is not None and v != has[k]]
+    if wrong:
+        raise discrepancy(
+            f"{st.key}: the text says mode {list(st.mode)} of {row.id} has "
+            + ", ".join(f"{k} {said[k]}" for k in wrong) + f"; the layout it prints, "
+            f"{row.layout}, has " + ", ".join(f"{k} {has[k]}" for k in wrong),
+            layout=row.layout, mode=list(st.mode), fields=wrong,
+            **{f"stated_{k}": said[k] for k in wrong}, **{f"layout_{k}": has[k] for k in wrong})
+    return f"mode {list(st.mode)} of {row.id} = {mode}: {', '.join(checked)}"
+
+
+def _thread_group(spec: Spec, grp: ThreadGroup, rows: tuple[CuteLayout, ...]) -> str:
+    """A group is its parts; a tile is its parts' tiles side by side (same K); the warpgroup
+    is the SM90 ThrID, the quadpair the SM70 ThrID its alias names, the warp facts.warp_threads."""
+    said = []
+    if grp.part is not None:
+        part = spec.get(ThreadGroup, grp.part)
+        expect_equal(f"threads of a {grp.id}", grp.threads, (grp.parts or 0) * part.threads,
+                     source=grp.key, witness=f"{grp.parts} x {part.key}")
+        said.append(f"{grp.parts} x {part.id}")
+        if grp.tile is not None and part.tile is not None:
+            (m, n, k), (pm, pn, pk) = (tuple(int(x) for x in t.split("x"))
+                                       for t in (grp.tile, part.tile))
+            expect_equal(f"tile of a {grp.id}", (m * n, k), ((grp.parts or 0) * pm * pn, pk),
+                         source=grp.key, witness=f"{grp.parts} tiles of {part.tile}")
+    name = grp.id.split(".")[0]
+    if name == "warpgroup":
+        expect_equal("threads of a warpgroup", grp.threads, facts.warpgroup_threads(spec),
+                     source=grp.key, witness=f"the thread mode of {fragments.D_ATOM_ROW}")
+    elif name == "warp":
+        expect_equal("threads of a warp", grp.threads, facts.warp_threads(spec), source=grp.key,
+                     witness="facts.warp_threads (warpgroup threads / its warps)")
+    else:
+        thr = [r for r in rows if r.role == "ThrID" and (r.alias or "").lower().endswith(name)]
+        if not thr:
+            raise fail(f"{grp.key}: no ThrID row whose alias names the {name}")
+        expect_equal(f"threads of a {name}", grp.threads, _layout(thr[0]).size(),
+                     source=grp.key, witness=thr[0].key)
+        if grp.tile is not None:
+            m = _ATOM_NAME.match(thr[0].atom)
+            assert m is not None
+            expect_equal(f"tile of a {name}", grp.tile, f"{m['m']}x{m['n']}x{m['k']}",
+                         source=grp.key, witness=f"the atom {thr[0].atom}")
+    return f"{grp.id}: {grp.threads} threads" + (f" ({', '.join(said)})" if said else "")
+
+
+def _operation_registers(spec: Spec, regs: OperationRegisters,
+                         rows: tuple[CuteLayout, ...]) -> str:
+    """`DRegisters = float[8]`: the values per thread of the atom's layout for the operand;
+    array length x register bits = values x the operand's element bits; register bits are the
+    register width of seed 001's tables."""
+    m = re.fullmatch(r"(?P<type>\w+)\[(?P<n>\d+)\]", regs.cpp_type.strip())
+    if m is None:
+        raise fail(f"{regs.key}: {regs.cpp_type!r} is not <type>[<count>]")
+    role = "CLayout" if regs.operand in ("C", "D") else f"{regs.operand}Layout"
+    layouts = [r for r in rows if r.atom == regs.atom and r.role == role]
+    if not layouts:
+        raise fail(f"{regs.key}: no {role} row of {regs.atom}")
+    values = _layout(layouts[0])[1].size()
+    expect_equal("values per thread", regs.values, values, source=regs.key,
+                 witness=f"{layouts[0].key} {layouts[0].layout}", status=Status.DISCREPANCY)
+    cpp = re.fullmatch(r"u?int(?P<bits>\d+)_t|(?P<float>float)", m["type"])
+    if cpp is None:
+        raise fail(f"{regs.key}: C++ type {m['type']!r}: expected float or (u)int<bits>_t")
+    # the document's "D is F32 (`float`)": a float is an f32
+    cpp_bits = spec.element_bits("f32") if cpp["float"] else int(cpp["bits"])
+    expect_equal(f"bits of a {m['type']}", cpp_bits, regs.register_bits, source=regs.key,
+                 witness="register_bits")
+    bits = _type_bits(spec, regs.atom)[regs.operand]
+    expect_equal("register bits", int(m["n"]) * regs.register_bits, regs.values * bits,
+                 source=regs.key, witness=f"{regs.values} values of {bits} bits")
+    expect_equal("register width (bits)", regs.register_bits, facts.register_bits(spec),
+                 source=regs.key, witness="facts.register_bits (wgmma/register_fragments)",
+                 status=Status.DISCREPANCY)
+    return f"{regs.cpp_type}: {regs.values} x {bits}-bit values in {m['n']} x " \
+           f"{regs.register_bits}-bit registers"
 
 
 def _clayout_repeat(spec: Spec, row: CuteLayout) -> str:
@@ -263,10 +549,11 @@ def _ss_alayout(spec: Spec, row: CuteLayout) -> str:
                   if f.operand == "A" and f.k_elems == k_atom})
     if not k16:
         raise fail(f"{row.key}: no k{k_atom} A row in the register-fragment table")
+    wgmma_m = facts.wgmma_m(spec)
     val_shape = tuple(val.shape) if isinstance(val.shape, tuple) else (val.shape,)
-    expect_equal("value shape (M, K)", val_shape, (WGMMA_M, k16[0]), source=row.key,
-                 witness=f"wgmma m{WGMMA_M} and the k{k16[0]} register-fragment rows",
+    expect_equal("value shape (M, K)", val_shape, (wgmma_m, k16[0]), source=row.key,
+                 witness=f"wgmma m{wgmma_m} and the k{k16[0]} register-fragment rows",
                  status=Status.DISCREPANCY)
-    expect_equal("value strides", tuple(flatten(val.stride)), (1, WGMMA_M), source=row.key,
+    expect_equal("value strides", tuple(flatten(val.stride)), (1, wgmma_m), source=row.key,
                  witness="the column-major index m + k * M")
-    return f"thread stride 0; values {val} cover M{WGMMA_M} x K{k16[0]}"
+    return f"thread stride 0; values {val} cover M{wgmma_m} x K{k16[0]}"

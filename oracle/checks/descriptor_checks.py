@@ -8,7 +8,6 @@ from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
 from ptxconf.oracle.descriptor import DESCRIPTOR_FILE, DescriptorFormat
 from ptxconf.oracle.records import AlignmentRule, BaseOffsetRule, DescriptorField
 from ptxconf.oracle.spec import Spec
-
 from ptxconf.results import Status
 
 WITNESS_FILE = "cute/gmma_descriptor.yaml"

@@ -11,9 +11,8 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from ptxconf.oracle.spec import Spec
-
 from ptxconf.cases import Case, case, passed
+from ptxconf.oracle.spec import Spec
 
 CHECK = "spec.lint"
 

@@ -1,5 +1,7 @@
 """Shared-memory layout checks: Table 38, the LBO/SBO tables, the canonical layouts and
-Figures 166-170, each against the others."""
+Figures 166-170, each against the others; every statement of the 128-bit normalization; what
+each LBO/SBO definition counts before its offset applies; the imm-trans sentence and the
+cuBLAS transpose table against each other and against CUTLASS's atom-name letters."""
 
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from ptxconf.oracle.records import (
     ByteOffsetDefinition,
     CanonicalLayout,
     InstructionType,
+    MajorConvention,
+    Normalization,
     SwizzleAtom,
     SwizzleAtomExample,
     WorkedExample,
 )
 from ptxconf.oracle.spec import Spec
-
 from ptxconf.results import Status
 
 #: Stride values no template can produce by itself: where one shows up, LBO/SBO was bound there.
@@ -39,8 +42,13 @@ def cases(spec: Spec) -> Iterator[Case]:
         yield make_case("atom.canonical", atom.key, lambda a=atom: _atom(spec, a))
     for ex in spec.of(SwizzleAtomExample):
         yield make_case("atom.elements", ex.key, lambda ex=ex: _atom_example(spec, ex))
+    for norm in spec.of(Normalization):
+        yield make_case("normalization.width", norm.key, lambda n=norm: _normalization(n))
     for d in spec.of(ByteOffsetDefinition):
         yield make_case("offset_definition.template", d.key, lambda d=d: _definition(spec, d))
+    for d in spec.of(ByteOffsetDefinition):
+        if d.used:
+            yield make_case("offset_definition.extent", d.key, lambda d=d: _extent(spec, d))
     for row in spec.of(CanonicalLayout):
         yield make_case("canonical.injective", row.key, lambda row=row: _injective(spec, row))
     for fig in spec.of(WorkedExample):
@@ -51,6 +59,8 @@ def cases(spec: Spec) -> Iterator[Case]:
         yield make_case("worked_example.injective", fig.key, lambda f=fig: _fig_injective(f))
     for rule in spec.of(BaseOffsetRule):
         yield make_case("base_offset.repeat", rule.key, lambda r=rule: _base_repeat(spec, r))
+    for conv in spec.of(MajorConvention):
+        yield make_case("major.convention", conv.key, lambda c=conv: _convention(spec, c))
 
 
 def swizzle_width_u128(swizzle: str) -> int:
@@ -127,6 +137,107 @@ def _definition(spec: Spec, d: ByteOffsetDefinition) -> str:
                               f"{where or 'no mode'}", template=row.layout, table=d.text)
     return f"{d.offset} {'steps along ' + str(d.steps_along) if d.used else 'unused'} " \
            f"for {d.major}-major {list(d.swizzles)}"
+
+
+def _normalization(norm: Normalization) -> str:
+    """Each statement of the normalized width is the width T = 128 / width is computed with."""
+    expect_equal("normalized element width (bits)", norm.normalized_bits,
+                 canonical.NORMALIZED_BITS, source=norm.key,
+                 witness="oracle/canonical.py NORMALIZED_BITS (T = width / element bits)")
+    return f"{norm.normalized_bits}-bit normalized elements"
+
+
+#: The definition tables' words for the two directions.
+UNIT_DIRECTION = {"rows": "MN", "columns": "K"}
+
+
+def _count(text: str, swizzle: str) -> int:
+    """A count as a definition writes it: "8", or "swizzle-byte-size/16" for a swizzle mode."""
+    expr = text.replace(" ", "").replace("swizzle-byte-size",
+                                          str(swizzle_width_u128(swizzle) * U128_BYTES))
+    num, _, den = expr.partition("/")
+    if not num.isdigit() or (den and not den.isdigit()) or (den and int(num) % int(den)):
+        raise fail(f"count {text!r} ({expr}) is not a whole number")
+    return int(num) // int(den) if den else int(num)
+
+
+def _extent(spec: Spec, d: ByteOffsetDefinition) -> str:
+    """The LBO/SBO text counts rows/columns before the offset applies: the canonical template
+    repeats that many 128-bit rows (MN-major MN) or elements before it steps by the offset."""
+    if d.after is None or d.unit is None:
+        raise fail(f"{d.key}: a used offset states what it steps over (after, unit)")
+    expect_equal(f"{d.offset} direction", d.steps_along, UNIT_DIRECTION[d.unit], source=d.key,
+                 witness=f"the text's word '{d.unit}' (rows run along MN, columns along K)")
+    mark = LBO_MARK if d.offset == "LBO" else SBO_MARK
+    said = []
+    for swz in d.swizzles:
+        row = canonical.canonical_row(spec, d.major, swz)
+        layout = _marked(row)  # T = 1: counts in 128-bit rows / elements
+        mode = _mode_of_mark(layout, mark)
+        if mode is None:
+            raise fail(f"{row.id}: {d.offset} is on no mode of {row.layout}")
+        shape, stride = flatten(layout[mode].shape), flatten(layout[mode].stride)
+        before = 1
+        for extent in shape[:stride.index(mark)]:
+            before *= extent
+        want = _count(d.after, swz)
+        if before != want:
+            raise discrepancy(
+                f"{d.key}: the {d.offset} text steps after {d.after} {d.unit} (= {want} for "
+                f"{swz}); canonical {row.id} {row.layout} steps by {d.offset} after {before}",
+                stated=want, template=before, swizzle=swz, template_layout=row.layout)
+        if d.tile is not None:
+            one = canonical.instantiate(row, 1, 1, 1, 0, 0)
+            tile = f"{one[0].size()}x{one[1].size()}"
+            expect_equal("tile (rows x columns)", d.tile, tile, source=d.key,
+                         witness=f"canonical {row.id} at T=1, m=k=1", status=Status.DISCREPANCY)
+        said.append(f"{swz}: {before}")
+    return f"{d.offset} steps after {d.after} {d.unit} ({', '.join(said)})"
+
+
+#: Which conventions a row is compared with: the PTX ISA's two statements with each other,
+#: CUTLASS's atom-name letters with the PTX ISA's cuBLAS table.
+COMPARED_WITH = {"imm-trans": "blas", "blas": "imm-trans", "cute-name": "blas"}
+
+
+def _spelled_transposed(conv: MajorConvention) -> bool:
+    """What the document's own spelling says: imm-trans-a is 1, "Transposed", "T"."""
+    text = conv.spelled.strip()
+    if conv.convention == "imm-trans":
+        digits = [c for c in text if c.isdigit()]
+        if len(digits) != 1 or digits[0] not in "01":
+            raise fail(f"{conv.key}: {text!r} names no imm-trans value 0 or 1")
+        return digits[0] == "1"
+    if conv.convention == "blas":
+        if text not in ("Transposed", "Non-Transposed"):
+            raise fail(f"{conv.key}: {text!r} is not a column of the cuBLAS table")
+        return text == "Transposed"
+    if text not in ("N", "T"):
+        raise fail(f"{conv.key}: {text!r} is not an atom-name letter N or T")
+    return text == "T"
+
+
+def _convention(spec: Spec, conv: MajorConvention) -> str:
+    """The row's reading matches its spelling, and the compared convention's row for the same
+    operand and orientation names the same major-ness."""
+    expect_equal("transposed", conv.transposed, _spelled_transposed(conv), source=conv.key,
+                 witness=f"the spelling {conv.spelled!r}")
+    other_kind = COMPARED_WITH[conv.convention]
+    others = [r for r in spec.of(MajorConvention) if r.convention == other_kind
+              and (r.operand, r.transposed) == (conv.operand, conv.transposed)]
+    if not others:
+        raise fail(f"{conv.key}: no {other_kind} row for operand {conv.operand}, "
+                   f"{'transposed' if conv.transposed else 'not transposed'}")
+    for other in others:
+        if other.major != conv.major:
+            raise discrepancy(
+                f"{conv.key}: {conv.operand} {conv.spelled!r} ({conv.convention}) is "
+                f"{conv.major}-major; {other.key} ({other.convention}, {other.spelled!r}) says "
+                f"{other.major}-major", code="documents_disagree", operand=conv.operand,
+                transposed=conv.transposed, major=conv.major, other=other.key,
+                other_major=other.major)
+    return (f"{conv.operand} {conv.spelled!r} -> {conv.major}-major, as "
+            f"{', '.join(o.key for o in others)}")
 
 
 def _instruction_widths(spec: Spec) -> list[int]:
@@ -234,6 +345,12 @@ def _fig_encoding(spec: Spec, fig: WorkedExample) -> str:
     for name, elems, enc, field in (("LBO", fig.lbo_elems, fig.lbo_u128, "leading_byte_offset"),
                                     ("SBO", fig.sbo_elems, fig.sbo_u128, "stride_byte_offset")):
         shift = fmt.field(field).encode_shift_bits
+        if fig.encode_shift_bits is None:
+            raise fail(f"Figure {fig.figure}: no encode_shift_bits (the figure writes "
+                       f"\"({name}) >> <shift>\")")
+        expect_equal(f"{name} encoding shift", fig.encode_shift_bits, shift,
+                     source=f"Figure {fig.figure}", witness=f"descriptor field {field}",
+                     status=Status.DISCREPANCY)
         if elems is None:
             continue
         expect_equal(f"{name} encoding", enc, (elems * bits // 8) >> shift,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ptxconf.oracle import canonical
 from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
 from ptxconf.oracle.records import WmmaAlignmentExample, WmmaDefaultStride, WmmaRule
 from ptxconf.oracle.spec import Spec
@@ -19,7 +20,11 @@ def cases(spec: Spec) -> Iterator[Case]:
 
 
 def _strides(row: WmmaDefaultStride) -> str:
-    """Each of the six columns equals the leading-dimension size the shape implies."""
+    """The shape as printed (MxNxK) is the row's; each of the six columns equals the
+    leading-dimension size the shape implies."""
+    printed = f"{row.m_elems}x{row.n_elems}x{row.k_elems}"
+    expect_equal("printed shape (MxNxK)", row.printed_shape, printed, source=row.key,
+                 witness="m_elems, n_elems, k_elems")
     bad = []
     for matrix in ("a", "b", "c"):
         for layout in ("row", "col"):
@@ -37,12 +42,17 @@ def _example(spec: Spec, ex: WmmaAlignmentExample) -> str:
     rules = {r.rule: r for r in spec.of(WmmaRule)}
     width = spec.element_bits(ex.dtype)
     lanes = 2 if ex.register_type.endswith("x2") else 1
-    expect_equal("register bits", ex.register_bits, lanes * width, source=ex.key,
-                 witness=f"{ex.register_type} of {width}-bit elements")
-    expect_equal("fragment bytes", ex.fragment_bytes, ex.fragment_registers * ex.register_bits // 8,
-                 source=ex.key, witness="registers x register bits / 8")
-    expect_equal("stride element bytes", ex.stride_elem_bytes, width // 8, source=ex.key,
-                 witness=f"{ex.dtype} width")
+    register_bits = lanes * width  # the example states no width: .f16x2 is two .f16
+    expect_equal("fragment bytes", ex.fragment_bytes,
+                 ex.fragment_registers * register_bits // canonical.BITS_PER_BYTE, source=ex.key,
+                 witness=f"{ex.fragment_registers} {ex.register_type} registers of "
+                         f"{register_bits} bits")
+    unit = rules.get("stride_unit")
+    if unit is None or unit.stride_unit not in ("elems", "bytes"):
+        raise fail("no stride_unit rule saying whether the stride counts elements or bytes")
+    per_unit = width // canonical.BITS_PER_BYTE if unit.stride_unit == "elems" else 1
+    expect_equal("stride element bytes", ex.stride_elem_bytes, per_unit, source=ex.key,
+                 witness=f"{unit.key}: the stride counts {unit.stride_unit} ({ex.dtype})")
     rule = rules.get("leading_dimension_alignment")
     if rule is None or rule.aligned_to != "fragment_bytes":
         raise fail("no leading_dimension_alignment rule aligned to fragment_bytes")

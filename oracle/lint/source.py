@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from ptxconf.oracle import records
 from ptxconf.oracle.lint.base import RawDocument, SpecError
 
 REQUIRED = ("document", "ptx_isa_version", "anchor", "section")
-OPTIONAL = ("table",)
+OPTIONAL = ("table", "columns")
 
 
 class SourceRule:
@@ -37,6 +40,26 @@ class SourceRule:
                                             f" got {value!r}"))
             for key in sorted(set(source) - set(REQUIRED) - set(OPTIONAL)):
                 errors.append(self._err(doc, line, f"source: unknown key '{key}'"))
+            errors.extend(self._columns(doc, source.get("columns"), line))
+        return errors
+
+    def _columns(self, doc: RawDocument, columns: object, line: int) -> list[SpecError]:
+        """source.columns: {column of the kind: where its values come from (non-empty)}."""
+        if columns is None:
+            return []
+        if not isinstance(columns, dict):
+            return [self._err(doc, line, "source.columns: expected a mapping of column to "
+                                         "where its values come from")]
+        cls = records.RECORD_KINDS.get(str(doc.data.get("kind")))
+        names = {f.name for f in dataclasses.fields(cls)} if cls is not None else set()
+        errors = []
+        for key, why in columns.items():
+            if cls is not None and key not in names:
+                errors.append(self._err(doc, line, f"source.columns: '{key}' is not a column of "
+                                                   f"kind {cls.KIND}"))
+            if not isinstance(why, str) or not why.strip():
+                errors.append(self._err(doc, line, f"source.columns.{key}: expected where the "
+                                                   f"column comes from, got {why!r}"))
         return errors
 
     def _err(self, doc: RawDocument, line: int, message: str) -> SpecError:
