@@ -11,6 +11,7 @@ import os
 
 from hypothesis import settings
 from hypothesis import strategies as st
+
 from ptxconf.oracle.algebra.int_tuple import IntTuple, flatten, unflatten
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle

@@ -8,6 +8,17 @@ from collections.abc import Callable
 import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
+from strategies import (
+    compact_layouts,
+    composed_layouts,
+    coordinates,
+    divisors,
+    int_tuples,
+    layouts,
+    shapes,
+    swizzles,
+)
+
 from ptxconf.oracle.algebra import (
     ComposedLayout,
     IntTuple,
@@ -42,16 +53,6 @@ from ptxconf.oracle.algebra import (
     to_function_table,
     unflatten,
     zipped_divide,
-)
-from strategies import (
-    compact_layouts,
-    composed_layouts,
-    coordinates,
-    divisors,
-    int_tuples,
-    layouts,
-    shapes,
-    swizzles,
 )
 
 # ---------------------------------------------------------------------------------- int tuples

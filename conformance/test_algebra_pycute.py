@@ -26,6 +26,8 @@ from typing import Any
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+from strategies import compact_layouts, composed_layouts, coordinates, layouts, swizzles
+
 from ptxconf.oracle.algebra import (
     ComposedLayout,
     Layout,
@@ -42,7 +44,6 @@ from ptxconf.oracle.algebra import (
     right_inverse,
     to_function_table,
 )
-from strategies import compact_layouts, composed_layouts, coordinates, layouts, swizzles
 
 pycute = pytest.importorskip(
     "pycute",

@@ -13,6 +13,8 @@ import math
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from strategies import warp_requests
+
 from ptxconf.oracle import banks, canonical
 from ptxconf.oracle.banks import (
     BANKS,
@@ -30,7 +32,6 @@ from ptxconf.oracle.banks import (
 )
 from ptxconf.oracle.records import CanonicalLayout, InstructionType
 from ptxconf.oracle.spec import default_spec
-from strategies import warp_requests
 
 SPEC = default_spec()
 

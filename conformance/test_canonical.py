@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from ptxconf.oracle import canonical
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
 from ptxconf.oracle.records import CanonicalLayout

@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from ptxconf.oracle.findings import judge
-from ptxconf.oracle.spec import default_spec
 
 from ptxconf.cases import Case, execute
+from ptxconf.oracle.findings import judge
+from ptxconf.oracle.spec import default_spec
 from ptxconf.providers import REGISTRY, RunContext
 from ptxconf.results import Status
 

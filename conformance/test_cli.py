@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 from ptxconf.cli import main
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lint"
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from ptxconf.oracle.descriptor import DescriptorError, DescriptorFormat, descriptor_format
 from ptxconf.oracle.records import DescriptorField
 from ptxconf.oracle.spec import default_spec

@@ -12,6 +12,8 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from ptxconf.cli import main
 from ptxconf.oracle import fragments
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.fragments import (
@@ -24,8 +26,6 @@ from ptxconf.oracle.fragments import (
 )
 from ptxconf.oracle.records import CuteLayout, InstructionType, RegisterFragment
 from ptxconf.oracle.spec import default_spec
-
-from ptxconf.cli import main
 
 SPEC = default_spec()
 ITYPES = SPEC.of(InstructionType)

@@ -6,11 +6,11 @@ Every case's verdict is in conformance/test_cases.py; here, what holds the verdi
 from __future__ import annotations
 
 import pytest
+
+from ptxconf.cases import CODES, Outcome
 from ptxconf.oracle.checks import all_cases
 from ptxconf.oracle.findings import explain, judge, known_findings
 from ptxconf.oracle.spec import default_spec
-
-from ptxconf.cases import CODES, Outcome
 from ptxconf.providers import REGISTRY, RunContext
 from ptxconf.results import Result, Status
 

@@ -21,12 +21,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from ptxconf.cases import case
 from ptxconf.oracle.checks import Case, discrepancy, fail
 from ptxconf.oracle.fragments import n_ranges
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec
-
-from ptxconf.cases import case
 
 from . import build
 from .variants import IsaFacts, WgmmaVariant, isa_facts

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import z3
+
 from ptxconf.oracle.banks import BANK_BYTES, BANKS
 from ptxconf.oracle.canonical import BITS_PER_BYTE
 from ptxconf.oracle.proofs import render

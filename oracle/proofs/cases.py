@@ -13,11 +13,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from ptxconf.cases import Case, Outcome, case, execute
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
 from ptxconf.oracle.spec import Spec
-
-from ptxconf.cases import Case, Outcome, case, execute
 from ptxconf.results import Result, Status
 
 PROVIDER = "proofs"

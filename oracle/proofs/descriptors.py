@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import z3
+
 from ptxconf.oracle.descriptor import DESCRIPTOR_FILE, DescriptorError, DescriptorFormat
 from ptxconf.oracle.proofs import render
 from ptxconf.oracle.proofs.encode import DESCRIPTOR_BITS, Encoder, pack_field, unpack_field

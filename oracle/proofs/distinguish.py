@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import z3
+
 from ptxconf.oracle import hypotheses
 from ptxconf.oracle.canonical import BITS_PER_BYTE, row_swizzle
 from ptxconf.oracle.proofs import render

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 import z3
+
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout, Unit, UnitLayout
 from ptxconf.oracle.algebra.notation import parse

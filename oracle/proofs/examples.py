@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import z3
+
 from ptxconf.oracle.canonical import row_swizzle, t_elems
 from ptxconf.oracle.proofs import render
 from ptxconf.oracle.proofs.encode import BitForm, bit_form

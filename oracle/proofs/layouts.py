@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import z3
+
 from ptxconf.oracle.canonical import BITS_PER_BYTE, row_swizzle, t_elems
 from ptxconf.oracle.proofs import intervals, render
 from ptxconf.oracle.proofs.encode import (

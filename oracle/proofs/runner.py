@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import z3
+
 from ptxconf.oracle.proofs.encode import Encoder
 
 ProofStatus = Literal["proved", "refuted", "unknown"]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 import z3
+
 from ptxconf.oracle.proofs.encode import ADDRESS_BITS, Encoder
 from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Refuted, value
 from ptxconf.oracle.records import AtomSelection, BaseOffsetRule, CanonicalLayout, CuteDslExample

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import z3
+
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.canonical import BITS_PER_BYTE
 from ptxconf.oracle.proofs.encode import bit_form
