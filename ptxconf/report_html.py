@@ -424,12 +424,12 @@ def html_report(results: list[Result], meta: dict[str, Any]) -> str:
 
 def _plain_page(results: list[Result], meta: Mapping[str, Any], why: Exception) -> str:
     """The page where jinja2 is missing: the text summary, and how to render the real one."""
-    import html
+    import html as html_lib
 
     return ("<!doctype html><meta charset='utf-8'><title>ptxconf report</title>"
-            f"<p>report.html needs jinja2 ({html.escape(str(why))}); re-render it where jinja2 is "
+            f"<p>report.html needs jinja2 ({html_lib.escape(str(why))}); re-render it where jinja2 is "
             "installed with <code>ptxconf report results.json</code>.</p><pre>"
-            + html.escape(_text(results, meta)) + "</pre>\n")
+            + html_lib.escape(_text(results, meta)) + "</pre>\n")
 
 
 def _text(results: list[Result], meta: Mapping[str, Any]) -> str:
