@@ -84,3 +84,30 @@ def test_outcome_codes_are_catalogued() -> None:
     with pytest.raises(ValueError, match="not in ptxconf.cases.CODES"):
         Outcome(Status.FAIL, "no_such_code", "x")
     assert all(CODES.values())
+
+
+def test_a_provider_that_cannot_load_is_a_failing_row_not_a_silence(monkeypatch) -> None:
+    from ptxconf import run
+    from ptxconf.providers import Provider
+
+    broken = Provider("broken", "ptxconf.no_such_module:cases")
+    monkeypatch.setattr(run, "providers", lambda opts: (broken,))
+    results = run.run_all(SPEC, run.RunOptions(gpu="off"), on_result=lambda r: None)
+    assert [(r.id, r.status, r.code) for r in results] == [("broken[*]", Status.FAIL, "raised")]
+    assert "ModuleNotFoundError" in results[0].message
+
+
+def test_a_missing_dependency_skips_each_case_by_id(monkeypatch) -> None:
+    from ptxconf import run
+    from ptxconf.providers import Provider, Requirement
+
+    absent = Requirement("nothing", lambda: "not installed here")
+    prov = Provider("witness-like", "ptxconf.gpu.witness:provider_cases", (absent,),
+                    ids="ptxconf.gpu.witness:case_keys")
+    monkeypatch.setattr(run, "providers", lambda opts: (prov,))
+    results = run.run_all(SPEC, run.RunOptions(gpu="off"), on_result=lambda r: None)
+    from ptxconf.gpu.witness import case_keys
+
+    assert [r.id for r in results] == [f"{c}[{k}]" for c, k in case_keys(SPEC)]
+    assert {(r.status, r.code) for r in results} == {(Status.SKIP, "dependency_missing")}
+    assert all("nothing: not installed here" in r.message for r in results)

@@ -64,7 +64,14 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
             if _selected(c, opts.only):
                 yield skipped(c, why)
         return
-    for c in prov.load(spec, ctx):
+    try:
+        cases = list(prov.load(spec, ctx))
+    except Exception as exc:  # noqa: BLE001 - a provider that cannot even list its cases fails, loudly
+        yield Result(f"{prov.name}[*]", prov.name, Status.FAIL,
+                     f"the provider could not list its cases: {type(exc).__name__}: {exc}",
+                     code="raised", provider=prov.name)
+        return
+    for c in cases:
         if _selected(c, opts.only):
             result = judge(execute(c))
             interrupts.check()  # a signal a native library swallowed still stops the run here
