@@ -129,6 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
     from ptxconf.show import add_parser as add_show_parser
 
     add_show_parser(sub)
+    from ptxconf.explain import add_parser as add_explain_parser
+
+    add_explain_parser(sub)
 
     rp = sub.add_parser("report", help="re-render a run's reports from its results.json")
     rp.add_argument("results", type=Path)
@@ -241,6 +244,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf import interrupts
+    from ptxconf.progress import progress
     from ptxconf.report import check_writable, text_summary, write_reports
     from ptxconf.results import Status, summarize
     from ptxconf.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
@@ -252,8 +256,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     check_writable(out_dir)
     meta = run_meta(spec, opts)
     start = time.perf_counter()
-    with interrupts.watching():
-        results = run_all(spec, opts, on_result=lambda r: None)
+    with interrupts.watching(), progress(None if not (args.json or args.quiet) else False) as tick:
+        results = run_all(spec, opts, on_result=tick)
     meta["seconds"] = round(time.perf_counter() - start, 3)
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
@@ -332,8 +336,15 @@ def cmd_show(args: argparse.Namespace) -> int:
     return show(args, _spec(args))
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Explain a descriptor or a CuTe layout (see ptxconf.explain)."""
+    from ptxconf.explain import cmd_explain as explain
+
+    return explain(args, _spec(args))
+
+
 COMMANDS = {"spec": cmd_spec, "oracle": cmd_oracle, "check": cmd_check, "prove": cmd_prove,
-            "report": cmd_report, "bench": cmd_bench, "show": cmd_show}
+            "report": cmd_report, "bench": cmd_bench, "show": cmd_show, "explain": cmd_explain}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
