@@ -195,6 +195,32 @@ def _validate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _offset_table(offsets: list[list[int]]) -> str:
+    """Offsets as a labelled table: a header of k, one row per mn."""
+    width = max([len(f"{v:#x}") for row in offsets for v in row] + [3])
+    label = max(len(str(len(offsets) - 1)), 5)
+    corner = "mn\\k"
+    head = f"{corner:>{label}} " + " ".join(f"{j:>{width}}" for j in range(len(offsets[0])))
+    rows = [f"{i:>{label}} " + " ".join(f"{v:>#{width}x}" for v in row) for i, row in enumerate(offsets)]
+    return "\n".join([head, *rows])
+
+
+def _fragment_table(instr: str, operand: str, entries: list[list[int]]) -> str:
+    """A fragment as one line per thread: each register and the (row, col) it holds
+    (sub-elements low to high)."""
+    by_thread: dict[int, dict[int, list[tuple[int, int, int]]]] = {}
+    for thread, reg, sub, row, col in entries:
+        by_thread.setdefault(thread, {}).setdefault(reg, []).append((sub, row, col))
+    lines = [f"# {instr} operand {operand}: thread -> register: (row, col) of each element it "
+             f"holds ({len(entries)} elements, {len(by_thread)} threads)"]
+    for thread in sorted(by_thread):
+        regs = by_thread[thread]
+        cells = [f"r{r}=" + "".join(f"({row},{col})" for _, row, col in sorted(regs[r]))
+                 for r in sorted(regs)]
+        lines.append(f"T{thread:<3} " + " ".join(cells))
+    return "\n".join(lines)
+
+
 def cmd_oracle(args: argparse.Namespace) -> int:
     """oracle smem-offsets / descriptor / fragment."""
     spec = _spec(args)
@@ -206,7 +232,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
                       args.base_offset, args.swizzle_unit,
                       base_offset_field=args.base_offset_field)
         out = smem_answer(spec, q)  # DomainError (a ValueError): one line, exit 2
-        text = "\n".join(" ".join(f"{v:#06x}" for v in row) for row in out["offsets"])
+        text = _offset_table(out["offsets"])
         notes = "".join(f"# warning: {w['code']} - {w['message']}\n" for w in out["warnings"])
         _emit(args, out,
               f"{notes}# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
@@ -237,7 +263,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     payload = {"instr": args.instr, "operand": args.operand,
                "columns": ["thread", "register", "subelement", "row", "col"],
                "entries": [list(e) for e in entries], "provenance": fmap.provenance}
-    _emit(args, payload, "\n".join(" ".join(str(x) for x in e) for e in entries))
+    _emit(args, payload, _fragment_table(args.instr, args.operand, [list(e) for e in entries]))
     return 0
 
 
