@@ -41,6 +41,7 @@ CODES: dict[str, str] = {
     "finding_new": "a spec discrepancy that oracle/findings.yaml does not list",
     "finding_changed": "a known finding whose recorded fields no longer match what the case shows",
     "finding_stale": "a known finding that no longer happens: the case now passes",
+    "expected_difference": "a device's known difference, accepted by its expectation file",
 }
 
 

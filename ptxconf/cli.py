@@ -133,9 +133,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_explain_parser(sub)
 
-    rp = sub.add_parser("report", help="re-render a run's reports from its results.json")
-    rp.add_argument("results", type=Path)
-    rp.add_argument("--out-dir", type=Path)
+    rp = sub.add_parser("report", help="re-render a run's reports from its results.json; "
+                        "`report merge RUN_DIR... -o OUT`: several devices' runs as one matrix",
+                        usage="ptxconf report RESULTS_JSON [--out-dir DIR]\n"
+                              "       ptxconf report merge RUN_DIR [RUN_DIR ...] -o OUT [--expect FILE]")
+    rp.add_argument("results", nargs="+", help="a results.json, or `merge` and run folders")
+    rp.add_argument("--out-dir", "-o", type=Path)
+    rp.add_argument("--expect", type=Path, action="append", default=[],
+                    help="merge: a per-device expectation file (YAML), repeatable")
 
     bn = sub.add_parser("bench", help="print timings of the oracle, proofs and compiler")
     bn.add_argument("--spec-dir", type=Path)
@@ -336,16 +341,36 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    """Re-render the HTML/JUnit reports of a results.json."""
+    """Re-render the reports of a results.json, or merge several devices' runs."""
     from ptxconf.report import load_results, text_summary, write_reports
 
-    if not args.results.is_file():
-        raise UsageError(f"{args.results}: no such results.json")
-    results, meta = load_results(args.results)
-    paths = write_reports(args.out_dir or args.results.parent, results, meta)
+    if args.results[0] == "merge":
+        return _merge(args)
+    if len(args.results) != 1:
+        raise UsageError("report takes one results.json (or `merge RUN_DIR...`)")
+    src = Path(args.results[0])
+    if not src.is_file():
+        raise UsageError(f"{src}: no such results.json")
+    results, meta = load_results(src)
+    paths = write_reports(args.out_dir or src.parent, results, meta)
     print(text_summary(results))
     print(f"report: {paths[2]}")
     return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """report merge: exit 1 when an expectation went stale."""
+    from ptxconf.merge import load_expectations, load_run, merge, write_merge
+
+    dirs = [Path(p) for p in args.results[1:]]
+    if not dirs or args.out_dir is None:
+        raise UsageError("report merge needs run folders and -o OUT")
+    m = merge([load_run(d) for d in dirs], [e for f in args.expect for e in load_expectations(f)])
+    paths = write_merge(args.out_dir, m)
+    print(f"merged {len(m.cases)} cases on {', '.join(m.devices)}: {len(m.disagree())} where the "
+          f"devices disagree, {len(m.applied)} expected, {len(m.stale)} stale expectations")
+    print(f"matrix: {paths[1]} (merged.json, summary.md beside it)")
+    return 1 if m.stale else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

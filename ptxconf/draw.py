@@ -123,7 +123,8 @@ def mismatch_grids(what: str, expected: Sequence[Sequence[Any]], observed: Seque
 def device_matrix(title: str, case_ids: Sequence[str], devices: Sequence[str],
                   status: dict[tuple[str, str], str]) -> Grid:
     """Case x device, each cell the case's status on that device."""
-    order = {"pass": 0, "discrepancy": 1, "skip": 2, "unknown": 3, "fail": 4}
+    # Palette slots by meaning: green pass, yellow discrepancy, grey skip, purple unknown, red fail.
+    order = {"pass": 6, "discrepancy": 1, "skip": 8, "unknown": 2, "fail": 3}
     cells = tuple(tuple(Cell(status.get((c, d), "-"), order.get(status.get((c, d), ""), None),
                              len({status.get((c, x)) for x in devices}) > 1)
                         for d in devices) for c in case_ids)

@@ -1,0 +1,70 @@
+"""`ptxconf report merge`: several devices' runs as one matrix, expectations applied or stale."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ptxconf.cli import main
+from ptxconf.report import write_reports
+from ptxconf.results import Result, Status
+
+
+def _run(root: Path, name: str, device: str, statuses: dict[str, Status]) -> Path:
+    out = root / name
+    results = [Result("gpu.device[sm_90a]", "gpu.device", Status.PASS,
+                      f"NVIDIA {device} (cc 9.0)", provider="gpu-device")]
+    results += [Result(cid, cid.split("[")[0], st, f"{cid} on {device}",
+                       code="ok" if st is Status.PASS else "silicon_disagrees", device=device)
+                for cid, st in statuses.items()]
+    write_reports(out, results, {"host": name})
+    return out
+
+
+def test_merge_names_devices_and_where_they_disagree(tmp_path: Path, capsys) -> None:
+    a = _run(tmp_path, "a", "H100 80GB HBM3", {"x.y[1]": Status.PASS, "x.y[2]": Status.PASS})
+    b = _run(tmp_path, "b", "H200", {"x.y[1]": Status.PASS, "x.y[2]": Status.FAIL})
+    out = tmp_path / "m"
+    assert main(["report", "merge", str(a), str(b), "-o", str(out)]) == 0
+    merged = json.loads((out / "merged.json").read_text())
+    assert merged["devices"] == ["H100", "H200"]
+    assert merged["disagree"] == ["x.y[2]"]
+    assert merged["cases"]["x.y[2]"]["H200"]["status"] == "fail"
+    page = (out / "matrix.html").read_text()
+    assert "Where devices disagree" in page and "x.y[2]" in page and "<svg" in page
+    assert "x.y[2]`: H100: pass; H200: fail" in (out / "summary.md").read_text()
+
+
+def test_an_expectation_accepts_a_known_difference_and_goes_stale(tmp_path: Path, capsys) -> None:
+    a = _run(tmp_path, "a", "H100", {"x.y[1]": Status.PASS, "x.y[2]": Status.PASS})
+    b = _run(tmp_path, "b", "H200", {"x.y[1]": Status.PASS, "x.y[2]": Status.FAIL})
+    exp = tmp_path / "h200.yaml"
+    exp.write_text("device: H200\nexpect:\n  - {case: 'x.y[2]', status: fail, reason: known}\n"
+                   "  - {case: 'x.y[1]', status: fail, reason: was broken once}\n")
+    out = tmp_path / "m"
+    code = main(["report", "merge", str(a), str(b), "-o", str(out), "--expect", str(exp)])
+    merged = json.loads((out / "merged.json").read_text())
+    assert code == 1, "a stale expectation fails the merge"
+    assert merged["cases"]["x.y[2]"]["H200"]["status"] == "discrepancy"
+    assert merged["cases"]["x.y[2]"]["H200"]["code"] == "expected_difference"
+    assert [e["case"] for e in merged["expectations_stale"]] == ["x.y[1]"]
+
+
+@pytest.mark.parametrize("text", ["[]", "device: H200\n", "device: H200\nexpect: [{case: 1}]\n",
+                                  "device: H200\nexpect: [{case: a, status: odd, reason: r}]\n"])
+def test_bad_expectation_files_are_one_line(tmp_path: Path, capsys, text: str) -> None:
+    a = _run(tmp_path, "a", "H100", {"x.y[1]": Status.PASS})
+    exp = tmp_path / "e.yaml"
+    exp.write_text(text)
+    code = main(["report", "merge", str(a), "-o", str(tmp_path / "m"), "--expect", str(exp)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and str(exp) in err, err
+
+
+def test_two_runs_of_one_device_are_refused(tmp_path: Path, capsys) -> None:
+    a = _run(tmp_path, "a", "H100", {"x.y[1]": Status.PASS})
+    b = _run(tmp_path, "b", "H100", {"x.y[1]": Status.PASS})
+    assert main(["report", "merge", str(a), str(b), "-o", str(tmp_path / "m")]) == 2
+    assert "two runs name the same device" in capsys.readouterr().err
