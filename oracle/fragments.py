@@ -181,7 +181,8 @@ def valid_n_for(spec: Spec, itype: InstructionType) -> tuple[tuple[int, ...], st
     own = frag.valid_n_values()
     if own is not None:
         return own, frag.key
-    sources, values = [], set()
+    sources: list[str] = []
+    values: set[int] = set()
     for row in spec.of(InstructionType):
         if (row.k_elems, row.atype, row.btype) == (itype.k_elems, itype.atype, itype.btype):
             sib = spec.get(RegisterFragment, row.fragment_d).valid_n_values()

@@ -274,7 +274,6 @@ def cmd_oracle(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
-    from ptxconf import interrupts
     from ptxconf.progress import progress
     from ptxconf.report import check_writable, text_summary, write_reports
     from ptxconf.results import Status, summarize
@@ -287,7 +286,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     check_writable(out_dir)
     meta = run_meta(spec, opts)
     start = time.perf_counter()
-    with interrupts.watching(), progress(None if not (args.json or args.quiet) else False) as tick:
+    with progress(None if not (args.json or args.quiet) else False) as tick:
         results = run_all(spec, opts, on_result=tick)
     meta["seconds"] = round(time.perf_counter() - start, 3)
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
@@ -400,11 +399,13 @@ COMMANDS = {"spec": cmd_spec, "oracle": cmd_oracle, "check": cmd_check, "prove":
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
+    from ptxconf import interrupts
     from ptxconf.oracle.spec import SpecErrors
 
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.cmd](args)
+        with interrupts.watching():
+            return COMMANDS[args.cmd](args)
     except SpecErrors as errs:
         for e in errs.errors:
             print(e, file=sys.stderr)

@@ -150,9 +150,9 @@ def family_matrix(m: Merged) -> tuple[list[str], dict[tuple[str, str], str]]:
         for dev, res in by_dev.items():
             fams.setdefault(_family(cid), {}).setdefault(dev, []).append(res.status.value)
     cells = {}
-    for fam, by_dev in fams.items():
+    for fam, statuses_by_dev in fams.items():
         for dev in m.devices:
-            statuses = by_dev.get(dev, [])
+            statuses = statuses_by_dev.get(dev, [])
             worst = next((s for s in WORST_FIRST if s in statuses), "-")
             cells[(fam, dev)] = worst if not statuses else f"{worst} {statuses.count('pass')}/{len(statuses)}"
     return sorted(fams), cells

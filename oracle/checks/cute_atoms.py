@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
+from typing import Any
 
 from ptxconf.oracle import facts, fragments
 from ptxconf.oracle.algebra.int_tuple import flatten, product
@@ -62,36 +64,36 @@ def cases(spec: Spec) -> Iterator[Case]:
     """One case per CuteLayout row, then the cross-row and cross-document cases."""
     rows = spec.of(CuteLayout)
     for row in rows:
-        yield make_case("cute.layout", row.key, lambda row=row: _row(spec, row))
+        yield make_case("cute.layout", row.key, partial(_row, spec, row))
     for row in rows:
         if row.role == "ThrID":
-            yield make_case("cute.thread_count", row.key, lambda row=row: _thread_count(row, rows))
+            yield make_case("cute.thread_count", row.key, partial(_thread_count, row, rows))
         if row.domain_comment is not None:
-            yield make_case("cute.domain_comment", row.key, lambda row=row: _comment(row))
+            yield make_case("cute.domain_comment", row.key, partial(_comment, row))
     for row in rows:
-        yield make_case("cute.atom_name", row.key, lambda row=row: _atom_name(row))
+        yield make_case("cute.atom_name", row.key, partial(_atom_name, row))
         if row.alias is not None:
-            yield make_case("cute.alias", row.key, lambda row=row: _alias(spec, row, rows))
+            yield make_case("cute.alias", row.key, partial(_alias, spec, row, rows))
         if row.role in ("ALayout", "BLayout") and _letters(row) is not None:
-            yield make_case("cute.layout_major", row.key, lambda row=row: _layout_major(spec, row))
+            yield make_case("cute.layout_major", row.key, partial(_layout_major, spec, row))
         if row.variants_n_elems is not None:
-            yield make_case("cute.variants_n", row.key, lambda row=row: _variants(spec, row))
+            yield make_case("cute.variants_n", row.key, partial(_variants, spec, row))
     for st in spec.of(ModeStatement):
-        yield make_case("cute.mode_statement", st.key, lambda st=st: _mode_statement(spec, st))
+        yield make_case("cute.mode_statement", st.key, partial(_mode_statement, spec, st))
     for grp in spec.of(ThreadGroup):
-        yield make_case("cute.thread_group", grp.key, lambda g=grp: _thread_group(spec, g, rows))
+        yield make_case("cute.thread_group", grp.key, partial(_thread_group, spec, grp, rows))
     for regs in spec.of(OperationRegisters):
         yield make_case("cute.operation_registers", regs.key,
-                        lambda r=regs: _operation_registers(spec, r, rows))
+                        partial(_operation_registers, spec, regs, rows))
     for row in rows:
         if row.role == "CLayout" and _arch(row) == "SM90":
             yield make_case("cute.clayout_repeat", row.key,
-                            lambda row=row: _clayout_repeat(spec, row))
+                            partial(_clayout_repeat, spec, row))
             for frag in _accumulators(spec, _atom_k(row)):
                 yield make_case("cute.clayout_vs_fragment", f"{row.key}~{frag.key}",
-                                lambda row=row, frag=frag: _clayout_vs_fragment(row, frag))
+                                partial(_clayout_vs_fragment, row, frag))
         if row.role == "ALayout" and _arch(row) == "SM90":
-            yield make_case("cute.ss_alayout", row.key, lambda row=row: _ss_alayout(spec, row))
+            yield make_case("cute.ss_alayout", row.key, partial(_ss_alayout, spec, row))
 
 
 def _atom_k(row: CuteLayout) -> int:
@@ -433,12 +435,14 @@ def _mode_statement(spec: Spec, st: ModeStatement) -> str:
     checked = [f"{k} {v}" for k, v in said.items() if v is not None]
     wrong = [k for k, v in said.items() if v is not None and v != has[k]]
     if wrong:
+        # The two sides of each wrong key, as verdict fields (discrepancy's **fields: Any).
+        sides: dict[str, Any] = {f"stated_{k}": said[k] for k in wrong}
+        sides.update({f"layout_{k}": has[k] for k in wrong})
         raise discrepancy(
             f"{st.key}: the text says mode {list(st.mode)} of {row.id} has "
             + ", ".join(f"{k} {said[k]}" for k in wrong) + f"; the layout it prints, "
             f"{row.layout}, has " + ", ".join(f"{k} {has[k]}" for k in wrong),
-            layout=row.layout, mode=list(st.mode), fields=wrong,
-            **{f"stated_{k}": said[k] for k in wrong}, **{f"layout_{k}": has[k] for k in wrong})
+            layout=row.layout, mode=list(st.mode), fields=wrong, **sides)
     return f"mode {list(st.mode)} of {row.id} = {mode}: {', '.join(checked)}"
 
 
@@ -470,9 +474,9 @@ def _thread_group(spec: Spec, grp: ThreadGroup, rows: tuple[CuteLayout, ...]) ->
         expect_equal(f"threads of a {name}", grp.threads, _layout(thr[0]).size(),
                      source=grp.key, witness=thr[0].key)
         if grp.tile is not None:
-            m = _ATOM_NAME.match(thr[0].atom)
-            assert m is not None
-            expect_equal(f"tile of a {name}", grp.tile, f"{m['m']}x{m['n']}x{m['k']}",
+            atom = _ATOM_NAME.match(thr[0].atom)
+            assert atom is not None
+            expect_equal(f"tile of a {name}", grp.tile, f"{atom['m']}x{atom['n']}x{atom['k']}",
                          source=grp.key, witness=f"the atom {thr[0].atom}")
     return f"{grp.id}: {grp.threads} threads" + (f" ({', '.join(said)})" if said else "")
 

@@ -4,6 +4,7 @@ its printed atoms against its own rule, and its worked examples against the alge
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from ptxconf.oracle import banks, canonical
 from ptxconf.oracle.algebra.int_tuple import flatten
@@ -26,20 +27,20 @@ from ptxconf.results import Status
 def cases(spec: Spec) -> Iterator[Case]:
     """One case per selection row, printed atom and worked example."""
     for sel in spec.of(AtomSelection):
-        yield make_case("cutedsl.selection", sel.key, lambda s=sel: _selection(spec, s))
+        yield make_case("cutedsl.selection", sel.key, partial(_selection, spec, sel))
     for atom in spec.of(PrintedAtom):
-        yield make_case("cutedsl.printed_atom", atom.key, lambda a=atom: _printed(spec, a))
+        yield make_case("cutedsl.printed_atom", atom.key, partial(_printed, spec, atom))
     for ex in spec.of(CuteDslExample):
         body = {"select": _select, "swizzle": _swizzle, "tile_to_shape": _tile,
                 "period": _period, "precondition": _precondition, "bank": _bank}[ex.example]
-        yield make_case(f"cutedsl.{ex.example}", ex.key, lambda ex=ex, b=body: b(spec, ex))
+        yield make_case(f"cutedsl.{ex.example}", ex.key, partial(body, spec, ex))
     for ex in spec.of(CuteDslExample):
         if ex.bit_pattern is not None:
-            yield make_case("cutedsl.bits", ex.key, lambda ex=ex: _bits(ex))
+            yield make_case("cutedsl.bits", ex.key, partial(_bits, ex))
         if ex.example == "tile_to_shape" and ex.major is not None:
-            yield make_case("cutedsl.tile_atom", ex.key, lambda ex=ex: _tile_atom(spec, ex))
+            yield make_case("cutedsl.tile_atom", ex.key, partial(_tile_atom, spec, ex))
         if ex.mode_layouts is not None:
-            yield make_case("cutedsl.tile_modes", ex.key, lambda ex=ex: _tile_modes(spec, ex))
+            yield make_case("cutedsl.tile_modes", ex.key, partial(_tile_modes, spec, ex))
 
 
 def selection_swizzle(sel: AtomSelection) -> Swizzle:
@@ -229,6 +230,8 @@ def _tile(spec: Spec, ex: CuteDslExample) -> str:
                      [atom.outer[0].size(), atom.outer[1].size()], source=ex.key,
                      witness=f"the atom {atom}", status=Status.DISCREPANCY)
     if ex.period_units is not None or ex.pattern_repeat_atoms is not None:
+        if not isinstance(atom.inner, Swizzle):
+            raise fail(f"{ex.key}: the atom {atom} has no swizzle, so no period")
         period = atom.inner.period()
         expect_equal("index the pattern repeats after", ex.period_units, period, source=ex.key,
                      witness=f"{atom.inner}: 2^(B+M+S)", status=Status.DISCREPANCY)
@@ -268,6 +271,7 @@ def _tile_modes(spec: Spec, ex: CuteDslExample) -> str:
     assert ex.target_shape
     order = tuple(ex.order) if ex.order else None
     built = tile_to_shape(built_atom(spec, ex), tuple(ex.target_shape), order)
+    assert isinstance(built, ComposedLayout)  # tile_to_shape tiles a composed atom's outer layout
     for i, text in enumerate(ex.mode_layouts or ()):
         try:
             said = parse(text)

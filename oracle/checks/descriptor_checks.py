@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
 from ptxconf.oracle.descriptor import DESCRIPTOR_FILE, DescriptorFormat
@@ -17,16 +18,16 @@ def cases(spec: Spec) -> Iterator[Case]:
     """Witness comparison per field, field layout, and the alignment/base-offset ties."""
     ptx = {r.id: r for r in spec.in_file(DescriptorField, DESCRIPTOR_FILE)}
     for row in spec.in_file(DescriptorField, WITNESS_FILE):
-        yield make_case("descriptor.witness", row.key, lambda row=row: _witness(row, ptx))
+        yield make_case("descriptor.witness", row.key, partial(_witness, row, ptx))
     fmt_rows = tuple(ptx.values())
     yield make_case("descriptor.fields_disjoint", f"{DESCRIPTOR_FILE[:-5]}:*",
-                    lambda: _disjoint(fmt_rows))
+                    partial(_disjoint, fmt_rows))
     for rule in spec.of(AlignmentRule):
         yield make_case("alignment.descriptor_granule", rule.key,
-                        lambda rule=rule: _granule(rule, fmt_rows))
-    for rule in spec.of(BaseOffsetRule):
-        yield make_case("base_offset.field_width", rule.key,
-                        lambda rule=rule: _base_offset_mask(rule, fmt_rows))
+                        partial(_granule, rule, fmt_rows))
+    for base_rule in spec.of(BaseOffsetRule):
+        yield make_case("base_offset.field_width", base_rule.key,
+                        partial(_base_offset_mask, base_rule, fmt_rows))
 
 
 def _witness(row: DescriptorField, ptx: dict[str, DescriptorField]) -> str:

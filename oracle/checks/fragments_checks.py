@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import partial
 
 from ptxconf.oracle import facts, fragments
 from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
@@ -39,17 +40,17 @@ def probe_n(spec: Spec) -> tuple[int, ...]:
 def cases(spec: Spec) -> Iterator[Case]:
     """Counts per fragment row; cross references per instruction-type row."""
     for row in spec.of(RegisterFragment):
-        yield make_case("fragment.counts", row.key, lambda row=row: _counts(spec, row))
-    for row in spec.of(InstructionType):
-        yield make_case("instruction.fragments", row.key, lambda row=row: _instr(spec, row))
-    for row in spec.of(InstructionType):
-        yield make_case("instruction.operands", row.key, lambda row=row: _operands(spec, row))
+        yield make_case("fragment.counts", row.key, partial(_counts, spec, row))
+    for itype in spec.of(InstructionType):
+        yield make_case("instruction.fragments", itype.key, partial(_instr, spec, itype))
+    for itype in spec.of(InstructionType):
+        yield make_case("instruction.operands", itype.key, partial(_operands, spec, itype))
     for op in spec.of(InstructionOperand):
-        yield make_case("instruction.immediate", op.key, lambda op=op: _immediate(spec, op))
+        yield make_case("instruction.immediate", op.key, partial(_immediate, spec, op))
     for st in spec.of(OperandStorage):
-        yield make_case("operand.storage", st.key, lambda st=st: _storage(spec, st))
+        yield make_case("operand.storage", st.key, partial(_storage, spec, st))
     for et in spec.of(ElementType):
-        yield make_case("element_type.format", et.key, lambda et=et: _format(et))
+        yield make_case("element_type.format", et.key, partial(_format, et))
 
 
 def last_index(text: str, n: int) -> int:

@@ -6,6 +6,7 @@ cuBLAS transpose table against each other and against CUTLASS's atom-name letter
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from ptxconf.oracle import canonical
 from ptxconf.oracle.algebra.int_tuple import flatten
@@ -39,28 +40,28 @@ U128_BYTES = canonical.NORMALIZED_BITS // canonical.BITS_PER_BYTE
 def cases(spec: Spec) -> Iterator[Case]:
     """Cases for every atom, offset-definition, canonical, worked-example and base-offset row."""
     for atom in spec.of(SwizzleAtom):
-        yield make_case("atom.canonical", atom.key, lambda a=atom: _atom(spec, a))
+        yield make_case("atom.canonical", atom.key, partial(_atom, spec, atom))
     for ex in spec.of(SwizzleAtomExample):
-        yield make_case("atom.elements", ex.key, lambda ex=ex: _atom_example(spec, ex))
+        yield make_case("atom.elements", ex.key, partial(_atom_example, spec, ex))
     for norm in spec.of(Normalization):
-        yield make_case("normalization.width", norm.key, lambda n=norm: _normalization(n))
+        yield make_case("normalization.width", norm.key, partial(_normalization, norm))
     for d in spec.of(ByteOffsetDefinition):
-        yield make_case("offset_definition.template", d.key, lambda d=d: _definition(spec, d))
+        yield make_case("offset_definition.template", d.key, partial(_definition, spec, d))
     for d in spec.of(ByteOffsetDefinition):
         if d.used:
-            yield make_case("offset_definition.extent", d.key, lambda d=d: _extent(spec, d))
+            yield make_case("offset_definition.extent", d.key, partial(_extent, spec, d))
     for row in spec.of(CanonicalLayout):
-        yield make_case("canonical.injective", row.key, lambda row=row: _injective(spec, row))
+        yield make_case("canonical.injective", row.key, partial(_injective, spec, row))
     for fig in spec.of(WorkedExample):
-        yield make_case("worked_example.t", fig.key, lambda f=fig: _fig_t(spec, f))
-        yield make_case("worked_example.template", fig.key, lambda f=fig: _fig_template(spec, f))
-        yield make_case("worked_example.formula", fig.key, lambda f=fig: _fig_formula(spec, f))
-        yield make_case("worked_example.encoding", fig.key, lambda f=fig: _fig_encoding(spec, f))
-        yield make_case("worked_example.injective", fig.key, lambda f=fig: _fig_injective(f))
+        yield make_case("worked_example.t", fig.key, partial(_fig_t, spec, fig))
+        yield make_case("worked_example.template", fig.key, partial(_fig_template, spec, fig))
+        yield make_case("worked_example.formula", fig.key, partial(_fig_formula, spec, fig))
+        yield make_case("worked_example.encoding", fig.key, partial(_fig_encoding, spec, fig))
+        yield make_case("worked_example.injective", fig.key, partial(_fig_injective, fig))
     for rule in spec.of(BaseOffsetRule):
-        yield make_case("base_offset.repeat", rule.key, lambda r=rule: _base_repeat(spec, r))
+        yield make_case("base_offset.repeat", rule.key, partial(_base_repeat, spec, rule))
     for conv in spec.of(MajorConvention):
-        yield make_case("major.convention", conv.key, lambda c=conv: _convention(spec, c))
+        yield make_case("major.convention", conv.key, partial(_convention, spec, conv))
 
 
 def swizzle_width_u128(swizzle: str) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 
 from ptxconf.oracle import canonical
 from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
@@ -14,9 +15,9 @@ from ptxconf.oracle.wmma import default_stride_elems
 def cases(spec: Spec) -> Iterator[Case]:
     """One case per default-stride row and per alignment example."""
     for row in spec.of(WmmaDefaultStride):
-        yield make_case("wmma.default_stride", row.key, lambda row=row: _strides(row))
+        yield make_case("wmma.default_stride", row.key, partial(_strides, row))
     for ex in spec.of(WmmaAlignmentExample):
-        yield make_case("wmma.alignment_example", ex.key, lambda ex=ex: _example(spec, ex))
+        yield make_case("wmma.alignment_example", ex.key, partial(_example, spec, ex))
 
 
 def _strides(row: WmmaDefaultStride) -> str:
