@@ -47,6 +47,13 @@ EVIDENCE = Path(__file__).resolve().parent.parent / "reports" / "evidence"
 #: The GPU providers, in run order, and every GPU case id they list (no CuPy, no device).
 GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
 GPU_IDS = [c.id for p in GPU_PROVIDERS for c in p.case_ids(SPEC) or ()]
+#: Case families added after the committed evidence was run: their ids are compared once a
+#: device run holding them is committed (then this is emptied).
+NEWER_THAN_EVIDENCE: tuple[str, ...] = ("gpu.mistake[",)
+#: Cases that claim the H100's reading of the base-offset field (finding
+#: base-offset-field-moves-phase), which the documented model does not follow: they run against
+#: the H100 model in conformance/test_explain_gpu.py.
+H100_READING = tuple(i for i in GPU_IDS if i.startswith("gpu.mistake[start_misaligned_"))
 
 
 # --- kernels compile ----------------------------------------------------------------------
@@ -107,7 +114,8 @@ def test_gpu_case_ids_match_the_evidence() -> None:
     for path in runs:
         data = json.loads(path.read_text(encoding="utf-8"))
         ids = {r["id"] for r in data["results"] if r["id"].startswith("gpu.")}
-        assert ids == set(GPU_IDS), (path, sorted(ids ^ set(GPU_IDS))[:8])
+        want = {i for i in GPU_IDS if i in ids or not i.startswith(NEWER_THAN_EVIDENCE)}
+        assert ids == want, (path, sorted(ids ^ want)[:8])
 
 
 # --- interpretation round trips ---------------------------------------------------------------
@@ -415,7 +423,7 @@ EXPECTED_FIELDS: dict[str, dict[str, Any]] = {
 }
 
 
-@pytest.mark.parametrize("case_id", GPU_IDS)
+@pytest.mark.parametrize("case_id", [i for i in GPU_IDS if i not in H100_READING])
 def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
                                                       case_id: str) -> None:
     c = emulated[case_id]
@@ -437,7 +445,7 @@ def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
 def test_every_gpu_family_is_a_provider() -> None:
     names = [p.name for p in GPU_PROVIDERS]
     assert names == ["gpu-device", "gpu-discovery", "gpu-e2e", "gpu-address", "gpu-hypotheses",
-                     "gpu-wmma"]
+                     "gpu-mistakes", "gpu-wmma"]
     assert "gpu.e2e[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:MN_SW128]" in GPU_IDS
     assert GPU_IDS[:2] == ["gpu.device[sm_90a]", "gpu.compile[wgmma:smallest N]"]
 

@@ -143,6 +143,8 @@ REGISTRY: tuple[Provider, ...] = (
              ids="ptxconf.gpu.families.address:case_keys"),
     Provider("gpu-hypotheses", "ptxconf.gpu.families.hypotheses:cases", (CUPY, GPU), gpu=True,
              ids="ptxconf.gpu.families.hypotheses:case_keys"),
+    Provider("gpu-mistakes", "ptxconf.gpu.families.mistakes:cases", (CUPY, GPU), gpu=True,
+             ids="ptxconf.gpu.families.mistakes:case_keys"),
     Provider("gpu-wmma", "ptxconf.gpu.families.wmma:cases", (CUPY, GPU), gpu=True,
              ids="ptxconf.gpu.families.wmma:case_keys"),
 )

@@ -24,6 +24,7 @@ from ptxconf.oracle.proofs import (
     examples,
     layouts,
     swizzles,
+    synthesis,
     wmma_rules,
 )
 from ptxconf.oracle.proofs.runner import Claim
@@ -37,6 +38,7 @@ GENERATORS: tuple[Callable[[Spec], Iterable[Claim]], ...] = (
     banks.claims,
     wmma_rules.claims,
     distinguish.claims,
+    synthesis.claims,
 )
 
 
