@@ -426,9 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         else ("SIGINT", 130))
         print(f"ptxconf: interrupted ({name}); no report written, an earlier one is left as it was",
               file=sys.stderr)
-        # Objects a native library left half-built when the signal landed (Z3's contexts) fail
-        # in their finalizers on the way out; the one line above is the whole story.
-        sys.unraisablehook = lambda _unraisable: None
+        sys.unraisablehook = lambda _unraisable: None  # finalizer noise on the way out
         return status
 
 

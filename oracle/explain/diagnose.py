@@ -3,8 +3,10 @@
 The search keeps the start and tries every swizzle mode, LBO and SBO among the user's own two
 values and the packed values of the mode (`interpret.compact_strides`), the base-offset field
 as given and as the rule gives it for the tile base. Each candidate's read map is analysed
-(`readmap.analyse`); candidates rank by: valid first, then fewest fields the hardware ignores
-set, fewest fields changed, fewest strides off the packed values, smallest span. A mistake is
+(`readmap.analyse`); candidates rank by (`Candidate.rank`): valid first, then fewest fields the
+hardware ignores set, a new swizzle mode only with strides packed for it, fewest fields changed
+(a swap counts one), fewest stride values the user did not type, the user's mode, the smallest
+span. A mistake is
 named when the user's descriptor is invalid (or suspect) and a nearby valid one exists: the
 fields that change say which mistake it was (`catalog`).
 """
@@ -122,7 +124,9 @@ def candidates(spec: Spec, op: Operand, user: Descriptor, ctx: Context) -> list[
                     changed = user.changed(d)
                     swapped = ("lbo" in changed and "sbo" in changed
                                and (d.lbo, d.sbo) == (user.sbo, user.lbo))
-                    out[d.value] = Candidate(d, changed, a, _unpacked(spec, op, d), swapped)
+                    new = sum(1 for n in ("lbo", "sbo") if lin.uses(n)
+                              and getattr(d, n) not in (user.lbo, user.sbo))
+                    out[d.value] = Candidate(d, changed, a, _unpacked(spec, op, d), swapped, new)
     return list(out.values())
 
 

@@ -20,13 +20,18 @@ CHUNK_BYTES = 16
 
 @dataclass(frozen=True)
 class Candidate:
-    """A descriptor the search tried, what it changes and what its map is."""
+    """A descriptor the search tried, what it changes and what its map is.
+
+    `unpacked`: how many of its stepped strides differ from the packed values of its mode;
+    `new_values`: how many of its stepped stride values are none of the user's two (a swap
+    brings none: the user typed the right numbers into the wrong fields)."""
 
     desc: Descriptor
     changed: tuple[str, ...]
     analysis: Analysis
     unpacked: int
     swapped: bool = False
+    new_values: int = 0
 
     @property
     def cost(self) -> int:
@@ -34,11 +39,14 @@ class Candidate:
         return len(self.changed) - int(self.swapped)
 
     def rank(self, order: tuple[str, ...]) -> tuple[Any, ...]:
-        """Smaller is better."""
+        """Smaller is better: valid; no ignored field set; a new swizzle mode only with the
+        strides packed for it (the strides describe the tile in memory, the mode is one field);
+        fewest changes; fewest new values; the user's mode; the smallest span."""
         a = self.analysis
-        return (not a.valid, len(a.suspects), self.cost, self.unpacked, a.span_bytes,
-                order.index(self.desc.swizzle), self.desc.lbo, self.desc.sbo,
-                self.desc.base_offset)
+        reinterpreted = "swizzle" in self.changed
+        return (not a.valid, len(a.suspects), self.unpacked if reinterpreted else 0, self.cost,
+                self.new_values, reinterpreted, a.span_bytes, order.index(self.desc.swizzle),
+                self.desc.lbo, self.desc.sbo, self.desc.base_offset)
 
 
 @dataclass(frozen=True)
