@@ -124,6 +124,12 @@ def _self_consistency(spec: Spec, ctx: RunContext) -> Iterator[Case]:
     return all_cases(spec)
 
 
+def _gpu_family(name: str) -> Provider:
+    """The provider of one GPU case family: `ptxconf.gpu.families.<name>`'s cases and ids."""
+    module = f"ptxconf.gpu.families.{name}"
+    return Provider(f"gpu-{name}", f"{module}:cases", (CUPY, GPU), gpu=True, ids=f"{module}:case_keys")
+
+
 #: Every provider, in the order a run takes them (CPU first; discovery before end-to-end).
 REGISTRY: tuple[Provider, ...] = (
     Provider("spec-lint", "ptxconf.oracle.checks.lint_cases:lint_cases"),
@@ -132,21 +138,10 @@ REGISTRY: tuple[Provider, ...] = (
     Provider("assembler-witness", "ptxconf.gpu.witness:provider_cases", (NVRTC,),
              ids="ptxconf.gpu.witness:case_keys"),
     # The GPU families (ptxconf.gpu.families): the device first, then discovery (a broken D map
-    # explains the rest), then e2e, address, hypotheses; wmma last (its alignment cases may fault).
-    Provider("gpu-device", "ptxconf.gpu.families.device:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.device:case_keys"),
-    Provider("gpu-discovery", "ptxconf.gpu.families.discovery:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.discovery:case_keys"),
-    Provider("gpu-e2e", "ptxconf.gpu.families.e2e:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.e2e:case_keys"),
-    Provider("gpu-address", "ptxconf.gpu.families.address:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.address:case_keys"),
-    Provider("gpu-hypotheses", "ptxconf.gpu.families.hypotheses:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.hypotheses:case_keys"),
-    Provider("gpu-mistakes", "ptxconf.gpu.families.mistakes:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.mistakes:case_keys"),
-    Provider("gpu-wmma", "ptxconf.gpu.families.wmma:cases", (CUPY, GPU), gpu=True,
-             ids="ptxconf.gpu.families.wmma:case_keys"),
+    # explains the rest), then e2e, address, hypotheses, the explain gallery; wmma last (its
+    # alignment cases may fault).
+    *(_gpu_family(name) for name in ("device", "discovery", "e2e", "address", "hypotheses",
+                                     "mistakes", "wmma")),
 )
 
 
