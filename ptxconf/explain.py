@@ -70,6 +70,9 @@ def add_parser(sub: Any) -> None:
     _operand_args(la)
     la.add_argument("--start-address", type=_int, default=0, help="the tile's shared-memory "
                     "address, bytes (default 0)")
+    la.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
+    la.add_argument("--svg", type=Path, help="write the first operand's read map as SVG here")
+    la.add_argument("--no-grid", action="store_true", help="leave the picture out")
     la.add_argument("--swizzle-unit", choices=("bytes", "elements"), default="bytes",
                     help="what the layout's swizzle acts on: bytes (CuTe's smem pointer "
                     "swizzle; default) or the element offsets as written")
@@ -270,6 +273,16 @@ def _layout(args: argparse.Namespace, spec: Any) -> int:
         print(f"  each k-block: start + {steps['k_block']} B")
     for m, sw in got.others:
         print(f"  (read the same by {m}-major {sw} too)")
+    if not args.no_grid or args.svg is not None:
+        from ptxconf.show import smem_picture
+
+        grid = smem_picture(spec, op.dtype, op.major, d.swizzle, op.mn, op.k, d.lbo, d.sbo, 0,
+                            0, args.color_by)
+        if not args.no_grid:
+            print_grid(grid)
+        if args.svg is not None:
+            args.svg.write_text(to_svg(grid), encoding="utf-8")
+            print(f"svg: {args.svg}")
     proof = got.as_dict()["proof"]
     print(_wrap(f"checked: the oracle's read map of each descriptor equals the layout on all "
                 f"{got.checked} elements (bytes; swizzle on byte addresses, as silicon showed); "

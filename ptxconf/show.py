@@ -79,8 +79,9 @@ def _emit(grid: Grid, svg: Path | None) -> None:
         print(f"svg: {svg}")
 
 
-def _smem(spec: Any, dtype: str, major: str, swizzle: str, mn: int, k: int, lbo: int, sbo: int,
-          base_offset: int, field: int, color_by: str) -> Grid:
+def smem_picture(spec: Any, dtype: str, major: str, swizzle: str, mn: int, k: int, lbo: int,
+                 sbo: int, base_offset: int, field: int, color_by: str) -> Grid:
+    """The oracle's read map of one operand as a picture (shared by show and explain)."""
     from ptxconf.oracle import banks
     from ptxconf.oracle.canonical import SmemQuery
     from ptxconf.oracle.descriptor import descriptor_format
@@ -100,7 +101,7 @@ def _smem(spec: Any, dtype: str, major: str, swizzle: str, mn: int, k: int, lbo:
 def cmd_show(args: argparse.Namespace, spec: Any) -> int:
     """Draw one answer."""
     if args.show_cmd == "smem-offsets":
-        _emit(_smem(spec, args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo,
+        _emit(smem_picture(spec, args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo,
                     args.sbo, args.base_offset, args.base_offset_field, args.color_by), args.svg)
         return 0
     if args.show_cmd == "fragment":
@@ -130,11 +131,11 @@ def cmd_show(args: argparse.Namespace, spec: Any) -> int:
         if any(w is not None for w in wanted):
             raise ValueError("drawing the operand needs all of --dtype, --major, --mn, --k")
         return 0
-    grid = _smem(spec, args.dtype, args.major, str(fields["swizzle"]), args.mn, args.k,
+    grid = smem_picture(spec, args.dtype, args.major, str(fields["swizzle"]), args.mn, args.k,
                  int(str(fields["lbo_bytes"])), int(str(fields["sbo_bytes"])),
                  0, int(str(fields.get("base_offset", 0))), args.color_by)
     _emit(grid, args.svg)
     return 0
 
 
-__all__ = ["add_parser", "cmd_show"]
+__all__ = ["add_parser", "cmd_show", "smem_picture"]
