@@ -9,6 +9,7 @@ distinct offsets, the row-XOR-chunk formula of the swizzles); never from the dom
 
 from __future__ import annotations
 
+import copy
 import json
 import shutil
 from pathlib import Path
@@ -216,7 +217,7 @@ def test_a_scratch_spec_element_type_is_accepted(capsys, tmp_path: Path) -> None
     shutil.copytree(DEFAULT_SPEC_DIR, spec_dir)
     types = spec_dir / "wgmma" / "element_types.yaml"
     data = yaml.safe_load(types.read_text())
-    row = dict(next(r for r in data["rows"] if r["id"] == "e4m3"), id="e3m4")
+    row = dict(copy.deepcopy(next(r for r in data["rows"] if r["id"] == "e4m3")), id="e3m4")
     row.update({k: v for k, v in (("exponent_bits", 3), ("mantissa_bits", 4),
                                   ("finite_only", False)) if k in row})
     data["rows"].append(row)

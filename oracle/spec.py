@@ -81,6 +81,12 @@ def load_spec(root: Path | str | None = None) -> Spec:
     files = spec_files(root)
     if not files:
         raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "no *.yaml files found")])
+    strays = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix not in (".yaml", ".md")
+              and "__pycache__" not in p.parts and not p.name.startswith(".")]
+    if strays:
+        raise SpecErrors([SpecError(str(p), 1, "SPEC-SOURCE", "only *.yaml spec files (and *.md "
+                                    "notes) belong in a spec tree; this one would be ignored")
+                          for p in strays])
     errors: list[SpecError] = []
     rows: list[records.Row] = []
     for path in files:
@@ -89,10 +95,19 @@ def load_spec(root: Path | str | None = None) -> Spec:
         if doc is not None and not errs:
             rows.extend(_records(doc))
     if not errors:
-        errors = cross_file_errors(str(root), rows)
+        errors = cross_file_errors(str(root), rows) + _missing_kinds(root, rows)
     if errors:
         raise SpecErrors(errors)
     return Spec(root, tuple(rows))
+
+
+def _missing_kinds(root: Path, rows: list[records.Row]) -> list[SpecError]:
+    """Every kind of the schema has rows: a spec tree missing a table is refused, not run with
+    its checks silently gone."""
+    present = {r.KIND for r in rows}
+    return [SpecError(str(root), 0, "SPEC-SOURCE", f"no rows of kind {kind!r}: the schema "
+                      f"(oracle/records.py) needs a file of this kind")
+            for kind in records.RECORD_KINDS if kind not in present]
 
 
 def _records(doc: RawDocument) -> Iterator[records.Row]:

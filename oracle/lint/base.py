@@ -50,8 +50,14 @@ class RawDocument:
         """Parse a file with yaml.safe_load semantics, keeping line numbers; raise SPEC-YAML."""
         shown = str(path)
         try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                raise SpecError(shown, 1, "SPEC-SIZE", f"expected a spec file of at most "
+                                f"{MAX_FILE_BYTES} bytes, got {path.stat().st_size}")
             text = path.read_text(encoding="utf-8")
+            _check_events(shown, text)
             node = yaml.compose(text, Loader=yaml.SafeLoader)
+            if node is not None:
+                _check_keys(shown, node)
             data = yaml.safe_load(text)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
@@ -73,6 +79,55 @@ class RawDocument:
                 else:
                     rows.append(RawRow({"__not_a_mapping__": item}, line))
         return cls(shown, rel, data, top_lines, rows)
+
+
+#: Limits on one spec file: its size, and how deep its collections nest.
+MAX_FILE_BYTES = 1 << 20
+MAX_DEPTH = 16
+
+
+def _check_events(shown: str, text: str) -> None:
+    """Refuse anchors and aliases (and so alias bombs) and deep nesting, from the event stream,
+    before anything is built."""
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        line = event.start_mark.line + 1
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
+            raise SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a "
+                            "spec file: write each value out")
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise SpecError(shown, line, "SPEC-SIZE", f"expected nesting at most {MAX_DEPTH} "
+                                "deep")
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+
+
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _check_keys(shown: str, node: yaml.Node) -> None:
+    """Every mapping key is a plain string, and none appears twice in one mapping."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, yaml.MappingNode):
+            seen: dict[str, int] = {}
+            for k, v in n.value:
+                line = k.start_mark.line + 1
+                if not isinstance(k, yaml.ScalarNode) or k.tag != _STR_TAG:
+                    shown_key = k.value if isinstance(k, yaml.ScalarNode) else "a collection"
+                    raise SpecError(shown, line, "SPEC-YAML", f"expected a string key, got "
+                                    f"{shown_key!r} (YAML reads it as {k.tag.rsplit(':', 1)[-1]}; "
+                                    "quote it)")
+                if k.value in seen:
+                    raise SpecError(shown, line, "SPEC-YAML", f"duplicate key {k.value!r} (first "
+                                    f"on line {seen[k.value]})")
+                seen[k.value] = line
+                stack.append(v)
+        elif isinstance(n, yaml.SequenceNode):
+            stack.extend(n.value)
 
 
 def _key_lines(node: yaml.MappingNode) -> dict[str, int]:
