@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 
 class _SpecValues:
@@ -47,11 +47,19 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: the problem and where the usage is."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print `prog: error: message (see prog --help)` and exit 2."""
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Every subcommand and option."""
     from ptxconf import __version__
 
-    p = argparse.ArgumentParser(prog="ptxconf", description=__doc__)
+    p = _Parser(prog="ptxconf", description=__doc__)
     p.add_argument("--version", action="version", version=f"ptxconf {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
 

@@ -1,0 +1,45 @@
+"""Bad input never crashes the tool: command lines built by hypothesis from the commands'
+own words and values that are wrong in every way. Each ends with exit 0, 1 or 2; a refusal is
+one line on stderr; no traceback ever. (check, prove and bench run the whole suite: they are
+covered by their own tests.)"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ptxconf.cli import main
+
+COMMANDS = [["spec", "validate", "--assembler", "off"], ["spec", "list"],
+             ["oracle", "smem-offsets"], ["oracle", "descriptor", "encode"],
+             ["oracle", "descriptor", "decode"], ["oracle", "fragment"],
+             ["show", "smem-offsets"], ["show", "fragment"], ["show", "descriptor"],
+             ["explain", "descriptor"], ["explain", "layout"], ["report"]]
+OPTIONS = ["--dtype", "--major", "--swizzle", "--mn", "--k", "--lbo", "--sbo", "--base-offset",
+           "--base-offset-field", "--start-address", "--instr", "--operand", "--json",
+           "--spec-dir", "--svg", "--threads", "--smem-bytes", "--color-by", "--no-grid"]
+VALUES = ["f16", "bf16", "tf32", "e4m3", "s8", "b1", "f64", "zz", "K", "MN", "X", "none", "32B",
+          "128B", "16B", "0", "1", "8", "16", "64", "-16", "7", "1024", "0x4000004000010000",
+          "99999999999999999999", "1e3", "", " ", "A", "B", "D", "0-7", "x-y",
+          "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16",
+          "wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16", "Swizzle<3,4,3> o 0 o (8,64):(64,1)",
+          "((8,8),64):((64,512),1)", "/nonexistent/dir", "((", "Swizzle<9,9,9> o (1,1):(0,0)"]
+
+ARGV = st.tuples(st.sampled_from(COMMANDS),
+                 st.lists(st.sampled_from(OPTIONS + VALUES), max_size=12)).map(
+    lambda t: [*t[0], *t[1]])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(argv=ARGV)
+def test_any_command_line_ends_cleanly(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        code = exc.code if isinstance(exc.code, int) else 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err, (argv, err)
+    assert code in (0, 1, 2), (argv, code, err)
+    if code == 2:
+        assert err.count("\n") == 1 and "error" in err, (argv, err)
