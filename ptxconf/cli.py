@@ -127,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--timeout-s", type=float, default=20.0, help="per-proof timeout")
     ck.add_argument("--quiet", action="store_true")
     ck.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
+    ck.add_argument("--resume", type=Path, metavar="RUN_DIR",
+                    help="finish an interrupted run: keep its completed results, run the rest, "
+                         "write the whole set there")
 
     pr = sub.add_parser("prove", help="run the Z3 proofs")
     pr.add_argument("--spec-dir", type=Path)
@@ -290,13 +293,32 @@ def cmd_check(args: argparse.Namespace) -> int:
     spec = _spec(args)
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict)
-    out_dir = args.report_dir or default_report_dir()
+    out_dir = args.resume or args.report_dir or default_report_dir()
+    if args.resume is not None:
+        opts.done = _resumable(args.resume, spec)
     check_writable(out_dir)
     meta = run_meta(spec, opts)
     start = time.perf_counter()
-    with progress(None if not (args.json or args.quiet) else False) as tick:
-        results = run_all(spec, opts, on_result=tick)
+    completed: list[Any] = []
+
+    def on_result(r: Any) -> None:
+        completed.append(r)
+        tick(r)
+
+    try:
+        with progress(None if not (args.json or args.quiet) else False) as tick:
+            results = run_all(spec, opts, on_result=on_result)
+    except KeyboardInterrupt as exc:
+        meta["seconds"] = round(time.perf_counter() - start, 3)
+        meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
+                              "completed": len(completed)}
+        write_reports(out_dir, completed, meta)
+        print(f"ptxconf: {len(completed)} completed results are in {out_dir} (marked incomplete); "
+              f"`ptxconf check --resume {out_dir}` runs the rest", file=sys.stderr)
+        raise
     meta["seconds"] = round(time.perf_counter() - start, 3)
+    if opts.done:
+        meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done)}
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
     paths = write_reports(out_dir, results, meta)
@@ -312,6 +334,23 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(text_summary(results, args.strict))
     print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
     return code
+
+
+def _resumable(run_dir: Path, spec: Any) -> dict[str, Any]:
+    """The completed results of an interrupted run, by id (refused unless it was one, of this spec)."""
+    from ptxconf.report import load_results
+    from ptxconf.run import spec_hash
+
+    path = run_dir / "results.json"
+    if not path.is_file():
+        raise UsageError(f"--resume {run_dir}: no results.json there")
+    results, meta = load_results(path)
+    if not meta.get("incomplete"):
+        raise UsageError(f"--resume {run_dir}: that run completed; nothing to resume")
+    if meta.get("spec_sha256") not in (None, spec_hash(spec)):
+        raise UsageError(f"--resume {run_dir}: that run checked another spec "
+                         f"(sha256 {str(meta.get('spec_sha256'))[:12]})")
+    return {r.id: r for r in results}
 
 
 def cmd_prove(args: argparse.Namespace) -> int:
@@ -432,8 +471,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         name, status = ((exc.args[0], exc.exit_status) if isinstance(exc, Interrupted)
                         else ("SIGINT", 130))
-        print(f"ptxconf: interrupted ({name}); no report written, an earlier one is left as it was",
-              file=sys.stderr)
+        print(f"ptxconf: interrupted ({name})", file=sys.stderr)
         sys.unraisablehook = lambda _unraisable: None  # finalizer noise on the way out
         return status
 

@@ -316,7 +316,12 @@ def _meta_rows(results: list[Result], meta: Mapping[str, Any]) -> tuple[list[tup
     return main, other
 
 
-def _verdict(counts: Mapping[str, int], strict: bool) -> tuple[str, str]:
+def _verdict(counts: Mapping[str, int], strict: bool,
+             incomplete: Mapping[str, Any] | None = None) -> tuple[str, str]:
+    if incomplete:
+        return "bad", (f"INCOMPLETE: interrupted by {incomplete.get('interrupted_by', '?')} after "
+                       f"{incomplete.get('completed', '?')} results (ptxconf check --resume runs "
+                       "the rest)")
     failing = counts["fail"] + counts["unknown"] + (counts["discrepancy"] if strict else 0)
     if failing:
         return "bad", f"{failing} case{'s' * (failing != 1)} fail the run"
@@ -410,7 +415,7 @@ def html_report(results: list[Result], meta: dict[str, Any]) -> str:
                 [c.r for f in fviews for c in f.cases])))
 
     main_meta, other_meta = _meta_rows(results, meta)
-    tone, verdict = _verdict(counts, bool(meta.get("strict")))
+    tone, verdict = _verdict(counts, bool(meta.get("strict")), meta.get("incomplete"))
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     template = env.get_template("report.html.j2")
@@ -457,7 +462,7 @@ def markdown_summary(results: list[Result], meta: Mapping[str, Any]) -> str:
     """summary.md for CI job pages: counts, device and commit, then what failed and the
     discrepancies, one line each (long lists cut with a count)."""
     counts = summarize(results)
-    tone, verdict = _verdict(counts, bool(meta.get("strict")))
+    tone, verdict = _verdict(counts, bool(meta.get("strict")), meta.get("incomplete"))
     lines = [f"# ptxconf: {verdict}", "", "| status | cases |", "| --- | ---: |"]
     lines += [f"| {s.value} | {counts[s.value]} |" for s in ATTENTION]
     lines.append(f"| total | {len(results)} |")

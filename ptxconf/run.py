@@ -29,6 +29,8 @@ class RunOptions:
     only: str | None = None
     proof_timeout_s: float = 20.0
     strict: bool = False
+    #: --resume: results of an earlier, interrupted run, kept instead of run again.
+    done: dict[str, Result] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -72,7 +74,9 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
                      code="raised", provider=prov.name)
         return
     for c in cases:
-        if _selected(c, opts.only):
+        if c.id in opts.done:
+            yield opts.done[c.id]
+        elif _selected(c, opts.only):
             result = judge(execute(c))
             interrupts.check()  # a signal a native library swallowed still stops the run here
             yield result
