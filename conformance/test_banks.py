@@ -138,7 +138,9 @@ def test_core_matrix_reads_are_conflict_free(row: CanonicalLayout, dtype: str) -
     """Every core matrix of every canonical layout is read in one 128-byte phase, no conflict."""
     mn, k = _atom_tile(row, dtype)
     tl = tile(SPEC, TileQuery(row.major, row.swizzle, dtype, mn, k))
-    for cm in tl.core_matrices():
+    core_matrices = list(tl.core_matrices())
+    assert core_matrices, f"{row.id} {dtype}: no core matrix in a {mn}x{k} tile"
+    for cm in core_matrices:
         reads = tl.core_matrix_reads(*cm)
         assert len(reads) == 8
         degree = conflict_degree(reads, CORE_ROW_BYTES)

@@ -32,6 +32,7 @@ def test_k_major_swizzle_matches_row_xor_chunk(swizzle: str, width: int, dtype: 
     k = width * 8 // bits  # one atom wide
     q = SmemQuery(dtype, "K", swizzle, 8, k, lbo_bytes=16, sbo_bytes=8 * width)
     offs = smem_offsets(spec, q)
+    assert k > 0, (dtype, bits, width)
     for r in range(8):
         for j in range(k):
             assert offs[r][j] == xor_chunk_formula(r, j * bits // 8, width), (r, j)

@@ -173,6 +173,7 @@ def test_every_cited_id_exists_and_every_spec_row_is_where_it_says() -> None:
 
 
 def test_the_search_fast_path_is_the_oracles_read_map() -> None:
+    assert GALLERY
     for _name, op_kw, mistaken, smem, _code, _right in GALLERY:
         op = _operand(op_kw)
         user = Descriptor.decode(SPEC, _value(_fields(mistaken)))

@@ -93,10 +93,13 @@ def test_d_is_the_spec_clayout(clayout: CuteLayout, row: InstructionType) -> Non
     layout = parse(clayout.layout)
     rows = clayout.codomain_mn[0]
     epr = fmap.elems_per_register
+    checked = 0
     for t in range(layout[0].size()):
         for v in range(layout[1].size()):
             i, j = fmap.position(t, v // epr, v % epr)
             assert i + rows * j == layout(t, v), f"thread {t} value {v}"
+            checked += 1
+    assert checked > 0, clayout.layout
 
 
 @pytest.mark.parametrize("k", sorted({r.k_elems for r in ITYPES}))
@@ -141,17 +144,21 @@ def test_register_elements_low_to_high_are_consecutive_k(row: InstructionType) -
     """Seed 001: elements of a register, low to high, are consecutive columns of one row."""
     n = fragments.valid_n_for(SPEC, row)[0][0]
     fmap = fragment_map(instruction_name(row, n, SPEC), "A", SPEC)
+    checked = 0
     for t in range(fmap.threads):
         for r in range(fmap.registers):
             cells = [fmap.position(t, r, s) for s in range(fmap.elems_per_register)]
             i0, j0 = cells[0]
             assert cells == [(i0, j0 + s) for s in range(len(cells))], (t, r, cells)
+            checked += 1
+    assert checked > 0, (fmap.threads, fmap.registers)
 
 
 def test_warpgroup_rows_per_warp() -> None:
     """Each warp holds its own 16 rows, in D (derived) as in A (hypothesis)."""
     for op in ("A", "D"):
         fmap = fragment_map("wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16", op, SPEC)
+        assert fmap.entries, op
         for t, _, _, i, _ in fmap.entries:
             assert i // 16 == t // 32, (op, t, i)
 

@@ -179,12 +179,15 @@ def test_register_counts_match_spec(spec: Spec, row) -> None:
     """The kernels' register counts (from element widths) agree with the fragment tables."""
     frag_d = spec.get(RegisterFragment, row.fragment_d)
     frag_a = spec.get(RegisterFragment, row.fragment_a)
+    checked = 0
     for n in frag_d.valid_n_values() or range(8, 257, 8):
         v = WgmmaVariant(n=n, k=row.k_elems, dtype=row.dtype, atype=row.atype, btype=row.btype,
                          a_from_regs=True, isa=ISA)
         assert (v.nreg_d, v.nreg_a) == (frag_d.registers_for(n), frag_a.registers_for(n)), (
             f"{v.ptx_name}: kernel registers D={v.nreg_d}, A={v.nreg_a}; spec "
             f"{frag_d.id}={frag_d.registers}, {frag_a.id}={frag_a.registers}")
+        checked += 1
+    assert checked > 0, frag_d.id
 
 
 # --- kernel hygiene: layout facts travel as data -------------------------------------------

@@ -145,14 +145,18 @@ def _probe(probes, hypothesis: str, row: str, dtype: str) -> DistinguishingProbe
 
 
 def test_unit_readings_coincide_exactly_where_expected(probes) -> None:
-    for p in (p for p in probes if p.hypothesis == "swizzle_unit"):
+    unit_probes = [p for p in probes if p.hypothesis == "swizzle_unit"]
+    assert unit_probes, "no swizzle_unit probe"
+    for p in unit_probes:
         same = p.swizzle == "none" or p.dtype in ("e4m3", "s8", "u8")
         assert p.distinguishable is not same, p.reason
 
 
 def test_probes_replay_through_the_oracle(probes) -> None:
     spec = default_spec()
-    for p in (p for p in probes if p.distinguishable and p.hypothesis != "base_offset"):
+    replayable = [p for p in probes if p.distinguishable and p.hypothesis != "base_offset"]
+    assert replayable, "no distinguishable probe to replay"
+    for p in replayable:
         got = []
         for reading in p.readings:
             q = SmemQuery(p.dtype, p.major, p.swizzle, p.mn_elems, p.k_elems, p.lbo_bytes,
