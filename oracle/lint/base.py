@@ -91,7 +91,7 @@ def _check_events(shown: str, text: str) -> None:
     before anything is built."""
     depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
-        line = event.start_mark.line + 1
+        line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a "
                             "spec file: write each value out")
