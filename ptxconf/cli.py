@@ -127,6 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--timeout-s", type=float, default=20.0, help="per-proof timeout")
     ck.add_argument("--quiet", action="store_true")
     ck.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
+    ck.add_argument("--no-cache", action="store_true",
+                    help="prove every claim again (ignore the proof cache)")
     ck.add_argument("--resume", type=Path, metavar="RUN_DIR",
                     help="finish an interrupted run: keep its completed results, run the rest, "
                          "write the whole set there")
@@ -136,6 +138,8 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--timeout-s", type=float, default=20.0)
     pr.add_argument("--only")
     pr.add_argument("--json", action="store_true")
+    pr.add_argument("--no-cache", action="store_true",
+                    help="prove every claim again (ignore the proof cache)")
 
     from ptxconf.show import add_parser as add_show_parser
 
@@ -292,7 +296,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
-                      strict=args.strict)
+                      strict=args.strict, proof_cache=not args.no_cache)
     out_dir = args.resume or args.report_dir or default_report_dir()
     if args.resume is not None:
         opts.done = _resumable(args.resume, spec)
@@ -367,7 +371,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     rows = []
-    for case in proof_cases(spec, timeout_s=args.timeout_s):
+    for case in proof_cases(spec, timeout_s=args.timeout_s, cache=not args.no_cache):
         if args.only and args.only not in case.id:
             continue
         r = judge(execute(case))
@@ -376,7 +380,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
                      "result": r.status.value, "code": r.code,
                      "counterexample": r.fields.get("counterexample"),
                      "reproduce": r.fields.get("reproduce"), "finding": r.fields.get("finding"),
-                     "seconds": round(r.seconds, 4), "message": r.message})
+                     "seconds": round(r.seconds, 4), "cached": bool(r.fields.get("cached")),
+                     "message": r.message})
     if args.only and not rows:
         raise UsageError(f"--only {args.only!r} matches no proof")
     order = {"error": 0, "unknown": 1, "refuted": 2, "proved": 3}

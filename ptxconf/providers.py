@@ -23,6 +23,8 @@ class RunContext:
 
     gpu: str = "auto"
     proof_timeout_s: float = 20.0
+    #: Reuse decided proof outcomes from the disk cache (oracle/proofs/cache.py).
+    proof_cache: bool = False
     shared: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], None]] = field(default_factory=list)
 

@@ -28,6 +28,7 @@ class RunOptions:
     gpu: str = "auto"
     only: str | None = None
     proof_timeout_s: float = 20.0
+    proof_cache: bool = True
     strict: bool = False
     #: --resume: results of an earlier, interrupted run, kept instead of run again.
     done: dict[str, Result] = field(default_factory=dict)
@@ -85,7 +86,8 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
     """Run every case of every provider, each result judged against the known findings."""
     results: list[Result] = []
-    ctx = RunContext(gpu=opts.gpu, proof_timeout_s=opts.proof_timeout_s)
+    ctx = RunContext(gpu=opts.gpu, proof_timeout_s=opts.proof_timeout_s,
+                     proof_cache=opts.proof_cache)
     try:
         for prov in providers(opts):
             for res in _provider_results(prov, spec, opts, ctx):

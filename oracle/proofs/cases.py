@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ptxconf.cases import Case, Outcome, case, execute
+from ptxconf.oracle.proofs.cache import ProofCache
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
 from ptxconf.oracle.spec import Spec
@@ -37,13 +38,24 @@ def outcome_of(claim: Claim, pr: ProofResult) -> Outcome:
     return Outcome(Status.FAIL, "refuted_oracle", pr.reason, fields)
 
 
-def claim_case(claim: Claim, timeout_s: float) -> Case:
-    """The case of one claim; a body that raises is FAIL (`raised`) with proof_status error."""
+def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None) -> Case:
+    """The case of one claim; a body that raises is FAIL (`raised`) with proof_status error.
+    With a cache, a decided outcome proved before under the same key is reused (fields say so)."""
 
     def body() -> Outcome:
         start = time.perf_counter()
+        if cache is not None:
+            hit = cache.get(claim.id, claim.statement, timeout_s)
+            if hit is not None:
+                return Outcome(Status(hit["status"]), hit["code"], hit["message"],
+                               {**hit["fields"], "cached": True})
         try:
-            return outcome_of(claim, prove(claim, timeout_s=timeout_s))
+            out = outcome_of(claim, prove(claim, timeout_s=timeout_s))
+            if cache is not None and out.status is not Status.UNKNOWN:
+                cache.put(claim.id, claim.statement, timeout_s,
+                          {"status": out.status.value, "code": out.code, "message": out.message,
+                           "fields": dict(out.fields)})
+            return out
         except Exception as exc:  # noqa: BLE001 - one broken claim must not stop the others
             return Outcome(Status.FAIL, "raised", f"proof raised {type(exc).__name__}: {exc}",
                            {"proof_status": "error", "statement": claim.statement,
@@ -58,12 +70,14 @@ def run_claim(claim: Claim, timeout_s: float) -> Result:
     return execute(claim_case(claim, timeout_s))
 
 
-def proof_cases(spec: Spec, *, timeout_s: float) -> Iterator[Case]:
-    """One case per claim; each runs in a fresh z3.Context under ``timeout_s``."""
+def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False) -> Iterator[Case]:
+    """One case per claim; each runs in a fresh z3.Context under ``timeout_s`` (or comes from
+    the proof cache, with ``cache``)."""
+    store = ProofCache(spec) if cache else None
     for claim in all_claims(spec):
-        yield claim_case(claim, timeout_s)
+        yield claim_case(claim, timeout_s, store)
 
 
 def provider_cases(spec: Spec, ctx: Any) -> Iterator[Case]:
     """The registry's entry point (ptxconf.providers)."""
-    return proof_cases(spec, timeout_s=ctx.proof_timeout_s)
+    return proof_cases(spec, timeout_s=ctx.proof_timeout_s, cache=ctx.proof_cache)
