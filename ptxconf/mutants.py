@@ -1,9 +1,18 @@
-"""`tox -e mutants`: perturb every number in spec/ and show that `ptxconf check --gpu off` fails.
+"""`tox -e mutants`: perturb every normative value in spec/ and show `ptxconf check --gpu off` fails.
 
-For each integer scalar, and each run of digits inside a non-id string (CuTe layouts, shapes),
-a scratch copy of spec/ gets that one number changed (n -> n+1) and the CPU checks run on it:
-self-consistency first, then the proofs, then the assembler witness. A mutant is *killed* when
-the spec no longer loads or any case fails; a *survivor* is a number nothing reads, a defect.
+Four kinds of mutant, each on a scratch copy of spec/, then the CPU checks (self-consistency,
+the proofs, the assembler witness):
+
+* numbers: each integer scalar, and each run of digits inside a non-id string (CuTe layouts,
+  shapes), n -> n+1;
+* enumerations: each string value of a key whose values form a domain in the spec (element
+  types, swizzle modes, majors, operands, references to other rows) -> the next value of that
+  domain; each boolean -> its negation;
+* row deletions: each row removed;
+* file deletions: each file removed.
+
+A mutant is *killed* when the spec no longer loads or any case fails; a *survivor* is a value
+nothing reads, a defect. Informative keys (prose, citations, provenance) are exempt.
 
     python -m ptxconf.mutants [--spec-dir DIR] [--only SUBSTRING] [--json]
 """
@@ -35,9 +44,15 @@ SKIP_STRING_KEYS = {"id", "text", "document", "ptx_isa_version", "anchor", "sect
 DIGITS = re.compile(r"\d+")
 
 
+#: Keys whose string values are prose, citations or layouts, never an enumeration.
+NOT_ENUMERATIONS = SKIP_STRING_KEYS | {"cite", "provenance", "layout", "exact_layout",
+                                       "canonical_layout", "printed_shape", "result", "printed",
+                                       "comment", "quote", "note", "rule", "valid_n"}
+
+
 @dataclass(frozen=True)
 class Mutant:
-    """One number changed at one place of one file."""
+    """One value changed (or one row or file removed) at one place of one file."""
 
     rel: str
     line: int
@@ -45,11 +60,88 @@ class Mutant:
     end: int
     old: str
     new: str
+    kind: str = "number"
 
     @property
     def label(self) -> str:
         """Where and what."""
+        if self.kind == "file":
+            return f"{self.rel}: delete the file"
+        if self.kind == "row":
+            return f"{self.rel}:{self.line}: delete the row"
         return f"{self.rel}:{self.line}: {self.old} -> {self.new}"
+
+    def apply(self, root: Path) -> None:
+        """Make this mutant in a spec tree."""
+        target = root / self.rel
+        if self.kind == "file":
+            target.unlink()
+            return
+        text = target.read_text(encoding="utf-8")
+        target.write_text(text[:self.start] + self.new + text[self.end:], encoding="utf-8")
+
+
+def all_mutants(root: Path) -> Iterator[Mutant]:
+    """Numbers, enumerations, row deletions, file deletions: every mutant of a spec tree."""
+    yield from mutants(root)
+    yield from enum_mutants(root)
+    yield from deletions(root)
+
+
+def _rows_node(text: str) -> yaml.SequenceNode | None:
+    node = yaml.compose(text, Loader=yaml.SafeLoader)
+    if not isinstance(node, yaml.MappingNode):
+        return None
+    rows = next((v for k, v in node.value if k.value == "rows"), None)
+    return rows if isinstance(rows, yaml.SequenceNode) else None
+
+
+def _scalars(node: yaml.Node, key: str) -> Iterator[tuple[str, yaml.ScalarNode]]:
+    if isinstance(node, yaml.MappingNode):
+        for k, v in node.value:
+            if str(k.value) not in NOT_ENUMERATIONS:
+                yield from _scalars(v, str(k.value))
+    elif isinstance(node, yaml.SequenceNode):
+        for v in node.value:
+            yield from _scalars(v, key)
+    elif isinstance(node, yaml.ScalarNode):
+        yield key, node
+
+
+def enum_mutants(root: Path) -> Iterator[Mutant]:
+    """Each enumerated string -> the next value of its key's domain; each boolean negated."""
+    files = [(p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")) for p in spec_files(root)]
+    domains: dict[str, set[str]] = {}
+    for _, text in files:
+        rows = _rows_node(text)
+        for key, n in _scalars(rows, "") if rows is not None else ():
+            if n.tag.endswith(":str"):
+                domains.setdefault(key, set()).add(n.value)
+    for rel, text in files:
+        rows = _rows_node(text)
+        for key, n in _scalars(rows, "") if rows is not None else ():
+            start, end, line = n.start_mark.index, n.end_mark.index, n.start_mark.line + 1
+            if n.tag.endswith(":bool"):
+                new = "false" if n.value.lower() in ("true", "yes", "on") else "true"
+                yield Mutant(rel, line, start, end, text[start:end], new, "enum")
+            elif n.tag.endswith(":str") and len(domains.get(key, ())) > 1:
+                ordered = sorted(domains[key])
+                new = ordered[(ordered.index(n.value) + 1) % len(ordered)]
+                yield Mutant(rel, line, start, end, text[start:end], json.dumps(new), "enum")
+
+
+def deletions(root: Path) -> Iterator[Mutant]:
+    """Each row removed, then each file removed."""
+    for path in spec_files(root):
+        rel = path.relative_to(root).as_posix()
+        text = path.read_text(encoding="utf-8")
+        rows = _rows_node(text)
+        for row in rows.value if rows is not None else ():
+            start = text.rfind("-", 0, row.start_mark.index)
+            yield Mutant(rel, row.start_mark.line + 1, start, row.end_mark.index,
+                         text[start:row.end_mark.index], "", "row")
+    for path in spec_files(root):
+        yield Mutant(path.relative_to(root).as_posix(), 1, 0, 0, "", "", "file")
 
 
 def mutants(root: Path) -> Iterator[Mutant]:
@@ -109,6 +201,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m ptxconf.mutants")
     p.add_argument("--spec-dir", type=Path, default=DEFAULT_SPEC_DIR)
     p.add_argument("--only", help="only mutants whose label contains this text")
+    p.add_argument("--kind", choices=("number", "enum", "row", "file"), action="append",
+                   help="only mutants of these kinds (default: all)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     if killed_by(args.spec_dir) is not None:
@@ -118,14 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         scratch = Path(tmp) / "spec"
-        for mut in mutants(args.spec_dir):
-            if args.only and args.only not in mut.label:
+        for mut in all_mutants(args.spec_dir):
+            if (args.only and args.only not in mut.label) or (args.kind and mut.kind not in args.kind):
                 continue
             shutil.rmtree(scratch, ignore_errors=True)
             shutil.copytree(args.spec_dir, scratch)
-            target = scratch / mut.rel
-            text = target.read_text(encoding="utf-8")
-            target.write_text(text[:mut.start] + mut.new + text[mut.end:], encoding="utf-8")
+            mut.apply(scratch)
             killer = killed_by(scratch)
             rows.append({"mutant": mut.label, "killed_by": killer})
             if not args.json:
