@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,6 +55,15 @@ class Spec:
 
     def __iter__(self) -> Iterator[records.Row]:
         return iter(self.rows)
+
+
+def spec_sha256(spec: Spec) -> str:
+    """sha256 over the spec's YAML files (relative path and bytes): what a report or a cached
+    proof names its spec by."""
+    h = hashlib.sha256()
+    for path in spec_files(Path(spec.root)):
+        h.update(path.relative_to(spec.root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def spec_files(root: Path) -> list[Path]:

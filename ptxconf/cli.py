@@ -342,8 +342,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _resumable(run_dir: Path, spec: Any) -> dict[str, Any]:
     """The completed results of an interrupted run, by id (refused unless it was one, of this spec)."""
+    from ptxconf.oracle.spec import spec_sha256
     from ptxconf.report import load_results
-    from ptxconf.run import spec_hash
 
     path = run_dir / "results.json"
     if not path.is_file():
@@ -351,7 +351,7 @@ def _resumable(run_dir: Path, spec: Any) -> dict[str, Any]:
     results, meta = load_results(path)
     if not meta.get("incomplete"):
         raise UsageError(f"--resume {run_dir}: that run completed; nothing to resume")
-    if meta.get("spec_sha256") not in (None, spec_hash(spec)):
+    if meta.get("spec_sha256") not in (None, spec_sha256(spec)):
         raise UsageError(f"--resume {run_dir}: that run checked another spec "
                          f"(sha256 {str(meta.get('spec_sha256'))[:12]})")
     return {r.id: r for r in results}

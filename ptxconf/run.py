@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import os
 import platform
 import subprocess
@@ -16,7 +15,7 @@ from typing import Any
 from ptxconf import __version__, interrupts
 from ptxconf.cases import Case, execute, skipped
 from ptxconf.oracle.findings import judge
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, spec_sha256
 from ptxconf.providers import REGISTRY, Provider, RunContext
 from ptxconf.results import Result, Status
 
@@ -98,11 +97,6 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     return results
 
 
-def triage(result: Result) -> Result:
-    """A result judged against the known findings (oracle/findings.yaml)."""
-    return judge(result)
-
-
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
     """Who ran what, where."""
     return {
@@ -116,16 +110,8 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
         "only": opts.only,
         "host": os.uname().nodename if hasattr(os, "uname") else "",
         "commit": _commit(),
-        "spec_sha256": spec_hash(spec),
+        "spec_sha256": spec_sha256(spec),
     }
-
-
-def spec_hash(spec: Spec) -> str:
-    """sha256 over the spec's YAML files (relative path and bytes), so a report names its spec."""
-    h = hashlib.sha256()
-    for path in sorted(Path(spec.root).rglob("*.yaml")):
-        h.update(path.relative_to(spec.root).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
 
 
 def _commit() -> str:

@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, spec_sha256
 
 CACHE_VERSION = 1
 
@@ -44,19 +44,12 @@ def _solver() -> str:
     return str(z3.get_version_string())
 
 
-def _spec_hash(spec: Spec) -> str:
-    h = hashlib.sha256()
-    for path in sorted(Path(spec.root).rglob("*.yaml")):
-        h.update(path.relative_to(spec.root).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
-
-
 class ProofCache:
     """Outcomes by key, in one small JSON file a claim."""
 
     def __init__(self, spec: Spec, root: Path | None = None) -> None:
         self.root = root or cache_dir()
-        self.base = f"{CACHE_VERSION}\0{_solver()}\0{_code_hash()}\0{_spec_hash(spec)}"
+        self.base = f"{CACHE_VERSION}\0{_solver()}\0{_code_hash()}\0{spec_sha256(spec)}"
         self.hits = 0
 
     def _path(self, claim_id: str, statement: str, timeout_s: float) -> Path:
