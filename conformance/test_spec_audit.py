@@ -76,6 +76,7 @@ from ptxconf.oracle import records
 from ptxconf.oracle.findings import known_findings
 from ptxconf.oracle.lint.base import RawDocument
 from ptxconf.oracle.lint.cite import agreement, held_numbers, stated_numbers
+from ptxconf.oracle.lint.rows import exact_pin
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, load_spec, spec_files
 
 SPEC = load_spec()
@@ -100,6 +101,14 @@ def _doc(path: Path, root: Path = DEFAULT_SPEC_DIR) -> RawDocument:
 @pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(DEFAULT_SPEC_DIR).as_posix())
 def test_every_row_cites_its_source_and_agrees_with_it(path: Path) -> None:
     problems = agreement(_doc(path))
+    assert not problems, "\n".join(str(p) for p in problems)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.relative_to(DEFAULT_SPEC_DIR).as_posix())
+def test_every_file_holds_exactly_its_pinned_rows(path: Path) -> None:
+    """source.row_count is the source's row count: a row added to spec/ raises it (SPEC-ROWS
+    then catches the row's deletion; a scratch spec may add rows without it)."""
+    problems = exact_pin(_doc(path))
     assert not problems, "\n".join(str(p) for p in problems)
 
 

@@ -42,13 +42,42 @@ def _validate(capsys: pytest.CaptureFixture[str], root: Path) -> tuple[int, list
 def test_duplicate_id_across_files_is_reported(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
     extra = scratch / "wgmma" / "more_element_types.yaml"
     src = (scratch / "wgmma" / "element_types.yaml").read_text()
-    head = src[: src.index("rows:")]
+    head = re.sub(r"row_count: \d+", "row_count: 1", src[: src.index("rows:")])
     extra.write_text(head + "rows:\n  - {id: f16, width_bits: 16, kind: float}\n")
     code, err = _validate(capsys, scratch)
     assert code == 2
     assert len(err) == 1, err
     assert re.match(rf"{re.escape(str(extra))}:\d+: SPEC-ID - duplicate element_type id 'f16'", err[0])
     assert "wgmma/element_types.yaml" in err[0]
+
+
+def test_a_deleted_row_is_reported_at_its_files_pin(scratch: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """A row nothing references, deleted: the file's source.row_count still counts it."""
+    target = scratch / "cute" / "mode_statements.yaml"
+    text = target.read_text()
+    first = text.index("\n  - ", text.index("\nrows:"))
+    target.write_text(text[:first] + text[text.index("\n  - ", first + 1):])
+    line = _edit(target, "row_count: 16", "row_count: 16")
+    code, err = _validate(capsys, scratch)
+    assert code == 2
+    assert err == [f"{target}:{line}: SPEC-ROWS - source.row_count pins 16 rows (the source's "
+                   "table); the file has 15: a row was lost. Restore it, or lower the pin where "
+                   "the source itself dropped it"]
+
+
+def test_an_added_row_raises_the_pin(scratch: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Adding a spec entry: the row, and the pin raised with it; a scratch spec that adds a row
+    without the pin still loads (the bundled spec holds exactly its pins: test_spec_audit)."""
+    target = scratch / "wgmma" / "smem_alignment.yaml"
+    row = next(ln for ln in target.read_text().splitlines() if ln.startswith("  - "))
+    target.write_text(target.read_text() + row.replace("{id: ", "{id: again_") + "\n")
+    assert _validate(capsys, scratch)[0] == 0
+    _edit(target, "row_count: 1", "row_count: 2")
+    assert _validate(capsys, scratch)[0] == 0
+    _edit(target, "row_count: 2", "row_count: 3")
+    code, err = _validate(capsys, scratch)
+    assert code == 2 and len(err) == 1 and "SPEC-ROWS - source.row_count pins 3 rows" in err[0]
 
 
 def test_dangling_reference_is_reported_at_its_row(scratch: Path,
@@ -128,7 +157,8 @@ def test_instruction_row_the_assembler_rejects(scratch: Path,
 
 def _without(root: Path, value: str) -> None:
     """Remove a type or shape from a spec tree by editing YAML only: rows whose id or any field
-    names `value` go, and `value` leaves every list field."""
+    names `value` go, and `value` leaves every list field; each file's pin (source.row_count)
+    follows its rows, as a spec author's would."""
     import yaml
 
     for path in root.rglob("*.yaml"):
@@ -142,6 +172,7 @@ def _without(root: Path, value: str) -> None:
             rows.append({k: [x for x in v if x != value] if isinstance(v, list) else v
                          for k, v in row.items()})
         data["rows"] = rows
+        data["source"]["row_count"] = len(rows)
         path.write_text(yaml.safe_dump(data, sort_keys=False))
 
 

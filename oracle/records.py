@@ -26,6 +26,7 @@ class Source:
     `columns` names the columns whose values the rows' cited text does not state, and where
     each comes from instead (a derivation, the assembler, silicon, a document outside the
     seeds); SPEC-CITE requires every other numeric column to be stated by the row's cite.
+    `row_count` pins how many rows the source's table has: a file with fewer fails SPEC-ROWS.
     """
 
     document: str
@@ -34,6 +35,7 @@ class Source:
     section: str
     table: str | None = None
     columns: dict[str, str] | None = None
+    row_count: int | None = None
 
 
 @dataclass(frozen=True)

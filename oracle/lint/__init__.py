@@ -3,11 +3,13 @@
 from ptxconf.oracle.lint.base import RawDocument, Rule, SpecError
 from ptxconf.oracle.lint.cite import CiteRule
 from ptxconf.oracle.lint.ids import IdRule
+from ptxconf.oracle.lint.rows import RowsRule
 from ptxconf.oracle.lint.schema import SchemaRule
 from ptxconf.oracle.lint.source import SourceRule
 from ptxconf.oracle.lint.units import UnitsRule
 
 #: Every rule, in the order it runs. SPEC-YAML is raised by the parser itself.
-RULES: tuple[Rule, ...] = (SourceRule(), UnitsRule(), SchemaRule(), IdRule(), CiteRule())
+RULES: tuple[Rule, ...] = (SourceRule(), RowsRule(), UnitsRule(), SchemaRule(), IdRule(),
+                           CiteRule())
 
 __all__ = ["RULES", "RawDocument", "Rule", "SpecError"]

@@ -44,6 +44,8 @@ class RawDocument:
     data: dict[str, Any]
     top_lines: dict[str, int]
     rows: list[RawRow]
+    #: The line of each key of the `source` block (1-based).
+    source_lines: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def parse(cls, path: Path, rel: str) -> RawDocument:
@@ -55,10 +57,10 @@ class RawDocument:
                                 f"{MAX_FILE_BYTES} bytes, got {path.stat().st_size}")
             text = path.read_text(encoding="utf-8")
             _check_events(shown, text)
-            node = yaml.compose(text, Loader=yaml.SafeLoader)
+            node = yaml.compose(text, Loader=LOADER)
             if node is not None:
                 _check_keys(shown, node)
-            data = yaml.safe_load(text)
+            data = _construct(node)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line = mark.line + 1 if mark else 1
@@ -78,19 +80,80 @@ class RawDocument:
                     rows.append(RawRow(item, line, _key_lines(item_node)))
                 else:
                     rows.append(RawRow({"__not_a_mapping__": item}, line))
-        return cls(shown, rel, data, top_lines, rows)
+        source_node = _child(node, "source")
+        source_lines = _key_lines(source_node) if isinstance(source_node, yaml.MappingNode) else {}
+        return cls(shown, rel, data, top_lines, rows, source_lines)
 
 
 #: Limits on one spec file: its size, and how deep its collections nest.
 MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 16
 
+#: libyaml's safe loader where PyYAML was built with it (the pure-Python one takes seconds to
+#: parse a 1 MB spec); the same safe_load semantics.
+_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class LOADER(_BASE_LOADER):  # type: ignore[misc,valid-type]
+    """The safe loader, remembering how each plain scalar resolved in the file: a spec repeats
+    its keys and small values thousands of times, and resolving one is a regex search."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._tags: dict[tuple[str, Any], str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        """The tag of a node, as the safe loader resolves it (memoized for scalars)."""
+        if kind is not yaml.ScalarNode:
+            return str(super().resolve(kind, value, implicit))
+        key = (value, implicit)
+        tag = self._tags.get(key)
+        if tag is None:
+            tag = self._tags[key] = super().resolve(kind, value, implicit)
+        return tag
+
+
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+def _construct(node: yaml.Node | None) -> Any:
+    """The Python value of a composed document, as yaml.safe_load builds it, without parsing
+    the text again (the nodes hold no aliases and nest at most MAX_DEPTH deep: _check_events)."""
+    return None if node is None else _Builder().build(node)
+
+
+class _Builder:
+    """Plain strings, lists and dicts built directly; every other node by the safe
+    constructor (numbers, booleans, null, timestamps, !!set, ...)."""
+
+    def __init__(self) -> None:
+        self.safe = yaml.constructor.SafeConstructor()
+        #: Other scalars by (tag, text): their values (numbers, booleans, null, timestamps,
+        #: bytes) are immutable, and a spec repeats them thousands of times.
+        self.scalars: dict[tuple[str, str], Any] = {}
+
+    def build(self, node: yaml.Node) -> Any:
+        """The value of one node."""
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == _STR_TAG:
+                return node.value
+            key = (node.tag, node.value)
+            if key not in self.scalars:
+                self.scalars[key] = self.safe.construct_object(node, deep=True)
+            return self.scalars[key]
+        if node.tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
+            return [self.build(n) for n in node.value]
+        if node.tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
+            return {self.build(k): self.build(v) for k, v in node.value}
+        return self.safe.construct_object(node, deep=True)
+
 
 def _check_events(shown: str, text: str) -> None:
     """Refuse anchors and aliases (and so alias bombs) and deep nesting, from the event stream,
     before anything is built."""
     depth = 0
-    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+    for event in yaml.parse(text, Loader=LOADER):
         line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a "

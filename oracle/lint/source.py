@@ -8,7 +8,7 @@ from ptxconf.oracle import records
 from ptxconf.oracle.lint.base import RawDocument, SpecError
 
 REQUIRED = ("document", "ptx_isa_version", "anchor", "section")
-OPTIONAL = ("table", "columns")
+OPTIONAL = ("table", "columns", "row_count")  # row_count: SPEC-ROWS (rows.py)
 
 
 class SourceRule:
