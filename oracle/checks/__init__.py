@@ -25,6 +25,7 @@ def make_case(check: str, key: str, body: Callable[[], str | None]) -> Case:
 def all_cases(spec: Spec) -> Iterator[Case]:
     """Every self-consistency case of a spec, module by module."""
     from ptxconf.oracle.checks import (
+        completeness,
         cute_atoms,
         cutedsl,
         descriptor_checks,
@@ -34,7 +35,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
     )
 
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
-                         cute_atoms, cutedsl)
+                         cute_atoms, cutedsl, completeness)
     for module in modules:
         yield from module.cases(spec)
 
