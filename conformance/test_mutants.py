@@ -1,16 +1,27 @@
 """The mutants tool covers every kind of normative value (numbers, enumerations, booleans, row
-and file deletions); a sample of each kind is killed here, in CI. The full run is
-`tox -e mutants` (python -m ptxconf.mutants), which takes hours on 2 cores."""
+and file deletions, each file's row-count pin); a sample of each kind is killed here, in CI.
+The full run is `tox -e mutants` (python -m ptxconf.mutants -j N); reports/mutants/README.md
+has its figures."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from ptxconf.mutants import Mutant, all_mutants, killed_by
+from ptxconf.mutants import (
+    Mutant,
+    all_mutants,
+    by_kind,
+    exempt_keys,
+    killed_by,
+    main,
+    progress_line,
+)
+from ptxconf.oracle import records
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, spec_files
 
 MUTANTS = list(all_mutants(DEFAULT_SPEC_DIR))
@@ -20,6 +31,11 @@ def _pick(kind: str, rel: str, contains: str = "") -> Mutant:
     return next(m for m in MUTANTS if m.kind == kind and m.rel == rel and contains in m.label)
 
 
+def _pin(rel: str) -> Mutant:
+    return next(m for m in MUTANTS if m.kind == "number" and m.rel == rel
+                and "row_count" in (DEFAULT_SPEC_DIR / rel).read_text().splitlines()[m.line - 1])
+
+
 SAMPLE = [
     _pick("enum", "wgmma/instruction_types.yaml", "f16 -> "),
     _pick("enum", "wgmma/instruction_types.yaml", "true -> false"),
@@ -27,8 +43,12 @@ SAMPLE = [
     _pick("enum", "wgmma/register_fragments.yaml"),
     _pick("row", "wgmma/swizzle_atoms.yaml"),
     _pick("row", "wmma/default_strides.yaml"),
+    _pick("row", "cute/mode_statements.yaml"),
     _pick("file", "wgmma/smem_alignment.yaml"),
+    _pick("file", "wgmma/stride_byte_offset.yaml"),
+    _pick("file", "cute/gmma_descriptor.yaml"),
     _pick("number", "wgmma/smem_alignment.yaml"),
+    _pin("cutedsl/worked_examples.yaml"),
 ]
 
 
@@ -40,6 +60,34 @@ def test_every_kind_and_every_file_has_mutants() -> None:
     assert kinds["row"] == sum(1 for m in MUTANTS if m.kind == "row") > 0
 
 
+def test_every_files_pin_is_a_number_mutant() -> None:
+    for path in spec_files(DEFAULT_SPEC_DIR):
+        rel = path.relative_to(DEFAULT_SPEC_DIR).as_posix()
+        assert _pin(rel).new == str(int(_pin(rel).old) + 1), rel
+
+
+def test_exemptions_are_the_record_kinds_informative_fields() -> None:
+    """One declaration: a record kind's INFORMATIVE fields (and row ids) are never mutated."""
+    assert exempt_keys("byte_offset_definition") == {"id", "cite", "text"}
+    assert exempt_keys("swizzle_atom") == {"id", "cite"}
+    cites = [m for m in MUTANTS if m.kind in ("number", "enum") and "cite:" in m.old]
+    assert not cites
+    text = [m for m in MUTANTS if m.rel == "wgmma/leading_byte_offset.yaml" and m.kind == "number"
+            and "first column to the second" in m.old]
+    assert not text
+    assert all("cite" in cls.INFORMATIVE for cls in records.RECORD_KINDS.values())
+
+
+def test_progress_and_summary_figures() -> None:
+    assert progress_line(10, 40, 1, 25.0) == \
+        "mutants: 10/40, 1 survived, 25 s (2.5 s per mutant), about 75 s left"
+    rows: list[dict[str, object]] = [{"kind": "row", "killed_by": "x"},
+                                     {"kind": "row", "killed_by": None},
+                                     {"kind": "file", "killed_by": "y"}]
+    assert by_kind(rows) == {"row": {"mutants": 2, "killed": 1, "survived": 1},
+                             "file": {"mutants": 1, "killed": 1, "survived": 0}}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("mutant", SAMPLE, ids=[m.label for m in SAMPLE])
 def test_a_sample_of_each_kind_is_killed(tmp_path: Path, mutant: Mutant) -> None:
@@ -47,3 +95,12 @@ def test_a_sample_of_each_kind_is_killed(tmp_path: Path, mutant: Mutant) -> None
     shutil.copytree(DEFAULT_SPEC_DIR, scratch)
     mutant.apply(scratch)
     assert killed_by(scratch) is not None, f"{mutant.label} survived: a value nothing checks"
+
+
+@pytest.mark.slow
+def test_a_pool_of_jobs_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["--kind", "row", "--only", "wgmma/swizzle_atoms.yaml", "-j", "2", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert code == 0 and out["survivors"] == 0 and out["jobs"] == 2
+    assert out["kinds"] == {"row": {"mutants": 8, "killed": 8, "survived": 0}}
+    assert all(r["killed_by"] == "spec validate: SPEC-ROWS" for r in out["mutants"])

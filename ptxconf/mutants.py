@@ -12,42 +12,62 @@ the proofs, the assembler witness):
 * file deletions: each file removed.
 
 A mutant is *killed* when the spec no longer loads or any case fails; a *survivor* is a value
-nothing reads, a defect. Informative keys (prose, citations, provenance) are exempt.
+nothing reads, a defect. Informative fields are exempt, declared with the record kinds
+(`INFORMATIVE` in oracle/records.py: each row's cite, prose the checks do not read), and so are
+row ids (names; SPEC-ID recomputes the ids that encode facts, and the fields that reference
+rows are enumerated). Numbers include each file's pin of its row count (source.row_count).
 
-    python -m ptxconf.mutants [--spec-dir DIR] [--only SUBSTRING] [--json]
+    python -m ptxconf.mutants [--spec-dir DIR] [--only SUBSTRING] [--kind KIND]... [-j N] [--json]
+
+Mutants run in a pool of N processes (default: every CPU); each result line is printed in
+mutant order, a progress line goes to stderr every PROGRESS_EVERY mutants, and the summary
+gives the figures per kind. Exit 0 when every mutant is killed, 1 when any survives, 2 when the
+unmutated spec already fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
 from ptxconf.cases import execute
+from ptxconf.oracle import records
 from ptxconf.oracle.findings import judge
+from ptxconf.oracle.lint.rows import PIN
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, SpecErrors, load_spec, spec_files
-from ptxconf.providers import REGISTRY, RunContext
+from ptxconf.providers import REGISTRY, Provider, RunContext
 
-#: String fields whose digits are not facts (ids are recomputed by SPEC-ID and mutated as ints
-#: of their own fields; prose and provenance are not normative).
-SKIP_STRING_KEYS = {"id", "text", "document", "ptx_isa_version", "anchor", "section", "table",
-                    "domain_comment", "register_type"}
+#: Row ids are names, not values: SPEC-ID recomputes the ids that encode facts, and the fields
+#: that name other rows are enumerated where they reference them.
+NAMES = frozenset({"id"})
 DIGITS = re.compile(r"\d+")
 
+#: Free-form strings (CuTe layouts, printed shapes): their digits are mutated, one by one; they
+#: are not swapped for another value of the key (that is no domain, just other layouts).
+FREE_FORM = frozenset({"layout", "exact_layout", "canonical_layout", "printed_shape", "result",
+                       "domain_comment", "rule"})
 
-#: Keys whose string values are prose, citations or layouts, never an enumeration.
-NOT_ENUMERATIONS = SKIP_STRING_KEYS | {"cite", "provenance", "layout", "exact_layout",
-                                       "canonical_layout", "printed_shape", "result", "printed",
-                                       "comment", "quote", "note", "rule", "valid_n"}
+#: A progress line (stderr) every this many mutants.
+PROGRESS_EVERY = 10
+
+
+def exempt_keys(kind: object) -> frozenset[str]:
+    """The keys of a file's rows that no mutant touches: its record kind's informative fields
+    (oracle/records.py) and row ids; an unknown kind exempts only ids (it fails to load)."""
+    cls = records.RECORD_KINDS.get(str(kind))
+    return NAMES | (cls.INFORMATIVE if cls is not None else frozenset())
 
 
 @dataclass(frozen=True)
@@ -88,95 +108,119 @@ def all_mutants(root: Path) -> Iterator[Mutant]:
     yield from deletions(root)
 
 
-def _rows_node(text: str) -> yaml.SequenceNode | None:
-    node = yaml.compose(text, Loader=yaml.SafeLoader)
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    rows = next((v for k, v in node.value if k.value == "rows"), None)
-    return rows if isinstance(rows, yaml.SequenceNode) else None
+@dataclass(frozen=True)
+class SpecText:
+    """One spec file as text and as a YAML node tree: its rows, its pin, its exempt keys."""
+
+    rel: str
+    text: str
+    rows: yaml.SequenceNode | None
+    pin: yaml.ScalarNode | None
+    exempt: frozenset[str]
+
+    @classmethod
+    def read(cls, root: Path, path: Path) -> SpecText:
+        """Parse a file of a spec tree (one that does not parse has no rows and no pin)."""
+        text = path.read_text(encoding="utf-8")
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        top = dict((str(k.value), v) for k, v in node.value) if isinstance(node, yaml.MappingNode) else {}
+        rows, source, kind = top.get("rows"), top.get("source"), top.get("kind")
+        pin = (dict((str(k.value), v) for k, v in source.value).get(PIN)
+               if isinstance(source, yaml.MappingNode) else None)
+        return cls(path.relative_to(root).as_posix(), text,
+                   rows if isinstance(rows, yaml.SequenceNode) else None,
+                   pin if isinstance(pin, yaml.ScalarNode) else None,
+                   exempt_keys(kind.value if isinstance(kind, yaml.ScalarNode) else None))
 
 
-def _scalars(node: yaml.Node, key: str) -> Iterator[tuple[str, yaml.ScalarNode]]:
+def _texts(root: Path) -> list[SpecText]:
+    return [SpecText.read(root, p) for p in spec_files(root)]
+
+
+def _scalars(node: yaml.Node, key: str, skip: frozenset[str]) -> Iterator[tuple[str, yaml.ScalarNode]]:
+    """(the key it sits under, scalar) for each scalar of a node outside the `skip` keys."""
     if isinstance(node, yaml.MappingNode):
         for k, v in node.value:
-            if str(k.value) not in NOT_ENUMERATIONS:
-                yield from _scalars(v, str(k.value))
+            if str(k.value) not in skip:
+                yield from _scalars(v, str(k.value), skip)
     elif isinstance(node, yaml.SequenceNode):
         for v in node.value:
-            yield from _scalars(v, key)
+            yield from _scalars(v, key, skip)
     elif isinstance(node, yaml.ScalarNode):
         yield key, node
 
 
+def _enumerated(f: SpecText) -> Iterator[tuple[str, yaml.ScalarNode]]:
+    """The scalars of a file's rows that enumeration may change."""
+    yield from _scalars(f.rows, "", f.exempt | FREE_FORM) if f.rows is not None else ()
+
+
 def enum_mutants(root: Path) -> Iterator[Mutant]:
     """Each enumerated string -> the next value of its key's domain; each boolean negated."""
-    files = [(p.relative_to(root).as_posix(), p.read_text(encoding="utf-8")) for p in spec_files(root)]
+    files = _texts(root)
     domains: dict[str, set[str]] = {}
-    for _, text in files:
-        rows = _rows_node(text)
-        for key, n in _scalars(rows, "") if rows is not None else ():
+    for f in files:
+        for key, n in _enumerated(f):
             if n.tag.endswith(":str"):
                 domains.setdefault(key, set()).add(n.value)
-    for rel, text in files:
-        rows = _rows_node(text)
-        for key, n in _scalars(rows, "") if rows is not None else ():
+    for f in files:
+        for key, n in _enumerated(f):
             start, end, line = n.start_mark.index, n.end_mark.index, n.start_mark.line + 1
             if n.tag.endswith(":bool"):
                 new = "false" if n.value.lower() in ("true", "yes", "on") else "true"
-                yield Mutant(rel, line, start, end, text[start:end], new, "enum")
+                yield Mutant(f.rel, line, start, end, f.text[start:end], new, "enum")
             elif n.tag.endswith(":str") and len(domains.get(key, ())) > 1:
                 ordered = sorted(domains[key])
                 new = ordered[(ordered.index(n.value) + 1) % len(ordered)]
-                yield Mutant(rel, line, start, end, text[start:end], json.dumps(new), "enum")
+                yield Mutant(f.rel, line, start, end, f.text[start:end], json.dumps(new), "enum")
 
 
 def deletions(root: Path) -> Iterator[Mutant]:
     """Each row removed, then each file removed."""
-    for path in spec_files(root):
-        rel = path.relative_to(root).as_posix()
-        text = path.read_text(encoding="utf-8")
-        rows = _rows_node(text)
-        for row in rows.value if rows is not None else ():
-            start = text.rfind("-", 0, row.start_mark.index)
-            yield Mutant(rel, row.start_mark.line + 1, start, row.end_mark.index,
-                         text[start:row.end_mark.index], "", "row")
-    for path in spec_files(root):
-        yield Mutant(path.relative_to(root).as_posix(), 1, 0, 0, "", "", "file")
+    files = _texts(root)
+    for f in files:
+        for row in f.rows.value if f.rows is not None else ():
+            start = f.text.rfind("-", 0, row.start_mark.index)
+            yield Mutant(f.rel, row.start_mark.line + 1, start, row.end_mark.index,
+                         f.text[start:row.end_mark.index], "", "row")
+    for f in files:
+        yield Mutant(f.rel, 1, 0, 0, "", "", "file")
 
 
 def mutants(root: Path) -> Iterator[Mutant]:
-    """Every integer scalar and every digit run in a normative string, in file order."""
-    for path in spec_files(root):
-        rel = path.relative_to(root).as_posix()
-        text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        if not isinstance(node, yaml.MappingNode):
-            continue
-        rows = next((v for k, v in node.value if k.value == "rows"), None)
-        if rows is None:
-            continue
-        yield from _walk(rows, rel, text, key="")
+    """Every integer scalar and every digit run in a normative string, in file order; then each
+    file's pin of its row count."""
+    files = _texts(root)
+    for f in files:
+        for key, n in _scalars(f.rows, "", f.exempt) if f.rows is not None else ():
+            yield from _number_mutants(f, key, n)
+    for f in files:
+        if f.pin is not None:
+            yield from _number_mutants(f, PIN, f.pin)
 
 
-def _walk(node: yaml.Node, rel: str, text: str, key: str) -> Iterator[Mutant]:
-    """Depth-first over a node; `key` is the mapping key the node sits under."""
-    if isinstance(node, yaml.MappingNode):
-        for k, v in node.value:
-            yield from _walk(v, rel, text, key=str(k.value))
-    elif isinstance(node, yaml.SequenceNode):
-        for v in node.value:
-            yield from _walk(v, rel, text, key=key)
-    elif isinstance(node, yaml.ScalarNode):
-        start, end = node.start_mark.index, node.end_mark.index
-        line = node.start_mark.line + 1
-        if node.tag.endswith(":int"):
-            value = int(node.value)
-            yield Mutant(rel, line, start, end, text[start:end], str(value + 1))
-        elif node.tag.endswith(":str") and key not in SKIP_STRING_KEYS:
-            raw = text[start:end]
-            for m in DIGITS.finditer(raw):
-                new = raw[:m.start()] + str(int(m.group()) + 1) + raw[m.end():]
-                yield Mutant(rel, line, start, end, raw, new)
+def _number_mutants(f: SpecText, key: str, node: yaml.ScalarNode) -> Iterator[Mutant]:
+    """n -> n+1 for an integer, and for each digit run of a string."""
+    start, end = node.start_mark.index, node.end_mark.index
+    line = node.start_mark.line + 1
+    raw = f.text[start:end]
+    if node.tag.endswith(":int"):
+        yield Mutant(f.rel, line, start, end, raw, str(int(node.value) + 1))
+    elif node.tag.endswith(":str"):
+        for m in DIGITS.finditer(raw):
+            yield Mutant(f.rel, line, start, end, raw,
+                         raw[:m.start()] + str(int(m.group()) + 1) + raw[m.end():])
+
+
+#: CPU providers cheapest first, so that a killed mutant stops early (the proofs last).
+PROVIDER_ORDER = ("spec-lint", "self-consistency", "assembler-witness", "proofs")
+
+
+def _cpu_providers() -> list[Provider]:
+    """The providers the mutants run: no GPU, dependency here, cheapest first."""
+    found = [p for p in REGISTRY if not p.gpu and p.problem() is None]
+    return sorted(found, key=lambda p: PROVIDER_ORDER.index(p.name)
+                  if p.name in PROVIDER_ORDER else len(PROVIDER_ORDER))
 
 
 def killed_by(spec_dir: Path) -> str | None:
@@ -186,14 +230,59 @@ def killed_by(spec_dir: Path) -> str | None:
     except SpecErrors as errs:
         return f"spec validate: {errs.errors[0].rule}"
     ctx = RunContext(gpu="off")
-    for prov in REGISTRY:
-        if prov.gpu or prov.problem() is not None:
-            continue
-        for case in prov.load(spec, ctx):
-            result = judge(execute(case))
-            if result.status.failing:
-                return f"{case.id} ({result.code})"
+    try:
+        for prov in _cpu_providers():
+            for case in prov.load(spec, ctx):
+                result = judge(execute(case))
+                if result.status.failing:
+                    return f"{case.id} ({result.code})"
+    finally:
+        ctx.close()
     return None
+
+
+def run_mutant(spec_dir: Path, mut: Mutant) -> tuple[Mutant, str | None, float]:
+    """Make one mutant on a scratch copy of the spec: (the mutant, its killer, seconds)."""
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="ptxconf-mutant-") as tmp:
+        scratch = Path(tmp) / "spec"
+        shutil.copytree(spec_dir, scratch)
+        mut.apply(scratch)
+        killer = killed_by(scratch)
+    return mut, killer, time.perf_counter() - start
+
+
+def _results(spec_dir: Path, todo: list[Mutant], jobs: int
+             ) -> Iterator[tuple[Mutant, str | None, float]]:
+    """Each mutant's result, in mutant order: in this process for one job, else in a pool."""
+    if jobs <= 1:
+        yield from (run_mutant(spec_dir, m) for m in todo)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(run_mutant, [spec_dir] * len(todo), todo)
+
+
+def selected(spec_dir: Path, only: str | None, kinds: list[str] | None) -> list[Mutant]:
+    """The mutants whose label contains `only` and whose kind is one of `kinds` (None: all)."""
+    return [m for m in all_mutants(spec_dir)
+            if (not only or only in m.label) and (not kinds or m.kind in kinds)]
+
+
+def progress_line(done: int, total: int, survived: int, elapsed: float) -> str:
+    """`mutants: 40/202, 2 survived, 61 s (1.5 s per mutant), about 245 s left`."""
+    per = elapsed / done if done else 0.0
+    return (f"mutants: {done}/{total}, {survived} survived, {elapsed:.0f} s ({per:.1f} s per "
+            f"mutant), about {per * (total - done):.0f} s left")
+
+
+def by_kind(rows: list[dict[str, object]]) -> dict[str, dict[str, int]]:
+    """{kind: {mutants, killed, survived}} in the order kinds first appear."""
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        k = out.setdefault(str(r["kind"]), {"mutants": 0, "killed": 0, "survived": 0})
+        k["mutants"] += 1
+        k["killed" if r["killed_by"] else "survived"] += 1
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -203,31 +292,37 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", help="only mutants whose label contains this text")
     p.add_argument("--kind", choices=("number", "enum", "row", "file"), action="append",
                    help="only mutants of these kinds (default: all)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                   help="mutants run at once, each in its own process (default: every CPU)")
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
+    if args.jobs < 1:
+        p.error("--jobs: expected at least 1")
     if killed_by(args.spec_dir) is not None:
         print("the unmutated spec already fails; fix that first", file=sys.stderr)
         return 2
-    rows = []
+    todo = selected(args.spec_dir, args.only, args.kind)
+    rows: list[dict[str, object]] = []
     start = time.perf_counter()
-    with tempfile.TemporaryDirectory() as tmp:
-        scratch = Path(tmp) / "spec"
-        for mut in all_mutants(args.spec_dir):
-            if (args.only and args.only not in mut.label) or (args.kind and mut.kind not in args.kind):
-                continue
-            shutil.rmtree(scratch, ignore_errors=True)
-            shutil.copytree(args.spec_dir, scratch)
-            mut.apply(scratch)
-            killer = killed_by(scratch)
-            rows.append({"mutant": mut.label, "killed_by": killer})
-            if not args.json:
-                print(f"{'killed' if killer else 'SURVIVED':8} {mut.label}  [{killer or '-'}]",
-                      flush=True)
+    for mut, killer, seconds in _results(args.spec_dir, todo, args.jobs):
+        rows.append({"mutant": mut.label, "kind": mut.kind, "killed_by": killer,
+                     "seconds": round(seconds, 2)})
+        if not args.json:
+            print(f"{'killed' if killer else 'SURVIVED':8} {mut.label}  [{killer or '-'}]",
+                  flush=True)
+        if len(rows) % PROGRESS_EVERY == 0 or len(rows) == len(todo):
+            print(progress_line(len(rows), len(todo), sum(not r["killed_by"] for r in rows),
+                                time.perf_counter() - start), file=sys.stderr, flush=True)
     survivors = [r for r in rows if r["killed_by"] is None]
     seconds = round(time.perf_counter() - start, 1)
+    kinds = by_kind(rows)
     if args.json:
-        print(json.dumps({"mutants": rows, "survivors": len(survivors), "seconds": seconds}))
+        print(json.dumps({"mutants": rows, "survivors": len(survivors), "seconds": seconds,
+                          "jobs": args.jobs, "kinds": kinds}))
     else:
+        for kind, n in kinds.items():
+            print(f"  {kind}: {n['mutants']} mutants, {n['killed']} killed, "
+                  f"{n['survived']} survived")
         print(f"{len(rows)} mutants, {len(rows) - len(survivors)} killed, "
               f"{len(survivors)} survived, {seconds} s")
     return 1 if survivors else 0
