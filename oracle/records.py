@@ -63,7 +63,9 @@ class Row:
     #: Numeric fields that are plain counts and so carry no unit suffix.
     UNITLESS: ClassVar[frozenset[str]] = frozenset()
     #: Fields that are provenance, not facts: no check needs to read them (SPEC-CITE reads
-    #: `cite` while linting; conformance/test_facts.py exempts these from "read by a check").
+    #: `cite` while linting; conformance/test_facts.py exempts these from "read by a check",
+    #: and ptxconf.mutants never perturbs them). The one place an exemption is declared: a
+    #: kind adds a field here with the reason beside it.
     INFORMATIVE: ClassVar[frozenset[str]] = frozenset({"cite"})
 
     @property

@@ -17,7 +17,7 @@ nothing reads, a defect. Informative fields are exempt, declared with the record
 row ids (names; SPEC-ID recomputes the ids that encode facts, and the fields that reference
 rows are enumerated). Numbers include each file's pin of its row count (source.row_count).
 
-    python -m ptxconf.mutants [--spec-dir DIR] [--only SUBSTRING] [--kind KIND]... [-j N] [--json]
+    python -m ptxconf.mutants [--spec-dir DIR] [--only SUBSTRING]... [--kind KIND]... [-j N] [--json]
 
 Mutants run in a pool of N processes (default: every CPU); each result line is printed in
 mutant order, a progress line goes to stderr every PROGRESS_EVERY mutants, and the summary
@@ -262,10 +262,11 @@ def _results(spec_dir: Path, todo: list[Mutant], jobs: int
         yield from pool.map(run_mutant, [spec_dir] * len(todo), todo)
 
 
-def selected(spec_dir: Path, only: str | None, kinds: list[str] | None) -> list[Mutant]:
-    """The mutants whose label contains `only` and whose kind is one of `kinds` (None: all)."""
+def selected(spec_dir: Path, only: list[str] | None, kinds: list[str] | None) -> list[Mutant]:
+    """The mutants whose label contains one of `only` and whose kind is one of `kinds` (None:
+    all)."""
     return [m for m in all_mutants(spec_dir)
-            if (not only or only in m.label) and (not kinds or m.kind in kinds)]
+            if (not only or any(o in m.label for o in only)) and (not kinds or m.kind in kinds)]
 
 
 def progress_line(done: int, total: int, survived: int, elapsed: float) -> str:
@@ -289,7 +290,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run every mutant; print killers and survivors; exit 1 when any survives."""
     p = argparse.ArgumentParser(prog="python -m ptxconf.mutants")
     p.add_argument("--spec-dir", type=Path, default=DEFAULT_SPEC_DIR)
-    p.add_argument("--only", help="only mutants whose label contains this text")
+    p.add_argument("--only", action="append",
+                   help="only mutants whose label contains this text (repeat: any of them)")
     p.add_argument("--kind", choices=("number", "enum", "row", "file"), action="append",
                    help="only mutants of these kinds (default: all)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
