@@ -57,7 +57,7 @@ class RawDocument:
                                 f"{MAX_FILE_BYTES} bytes, got {path.stat().st_size}")
             text = path.read_text(encoding="utf-8")
             _check_events(shown, text)
-            node = yaml.compose(text, Loader=LOADER)
+            node = yaml.compose(text, Loader=SpecLoader)
             if node is not None:
                 _check_keys(shown, node)
             data = _construct(node)
@@ -94,7 +94,7 @@ MAX_DEPTH = 16
 _BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class LOADER(_BASE_LOADER):  # type: ignore[misc,valid-type]
+class SpecLoader(_BASE_LOADER):
     """The safe loader, remembering how each plain scalar resolved in the file: a spec repeats
     its keys and small values thousands of times, and resolving one is a regex search."""
 
@@ -153,7 +153,7 @@ def _check_events(shown: str, text: str) -> None:
     """Refuse anchors and aliases (and so alias bombs) and deep nesting, from the event stream,
     before anything is built."""
     depth = 0
-    for event in yaml.parse(text, Loader=LOADER):
+    for event in yaml.parse(text, Loader=SpecLoader):
         line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a "

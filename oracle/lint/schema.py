@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
+from collections.abc import Callable
 from typing import Any, Literal
 
 from ptxconf.oracle import records
@@ -21,8 +23,15 @@ class SchemaError(ValueError):
 
 def record_fields(cls: type) -> dict[str, Any]:
     """The spelled-out fields of a record class and their resolved types."""
+    return dict(_record_fields(cls))
+
+
+@functools.cache
+def _record_fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    """record_fields, resolved once per class (typing.get_type_hints is slow: every row of a
+    large spec asks several times)."""
     hints = typing.get_type_hints(cls, vars(records))
-    return {f.name: hints[f.name] for f in dataclasses.fields(cls) if f.name not in INJECTED}
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.name not in INJECTED)
 
 
 def is_optional(tp: Any) -> bool:
@@ -32,34 +41,87 @@ def is_optional(tp: Any) -> bool:
 
 def convert(value: Any, tp: Any, name: str) -> Any:
     """Convert a YAML value to a field type, or raise SchemaError naming what was expected."""
+    return _converter(tp)(value, name)
+
+
+#: A converter of one field type: (value, the field's name) -> the value (or SchemaError).
+Converter = Callable[[Any, str], Any]
+
+
+@functools.cache
+def _converter(tp: Any) -> Converter:
+    """The converter of a field type, built once per type: the type's shape (union, Literal,
+    tuple, mapping, nested record, scalar) is read here, not again for every value of a large
+    spec."""
     if tp is Any:
-        return value
+        return lambda value, name: value
     if _is_union(tp):
-        args = typing.get_args(tp)
-        if value is None and type(None) in args:
+        return _union(tp)
+    origin = typing.get_origin(tp)
+    if origin is Literal:
+        return _literal(typing.get_args(tp))
+    if origin is tuple:
+        return _tuple(typing.get_args(tp)[0])
+    if origin is dict:
+        return _mapping(*typing.get_args(tp))
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return _record(tp)
+    if tp in (bool, int, str):
+        return _scalar(tp)
+    raise TypeError(f"unsupported field type {tp!r}")  # a schema author's mistake
+
+
+def _union(tp: Any) -> Converter:
+    args = typing.get_args(tp)
+    optional = type(None) in args
+    options = [a for a in args if a is not type(None)]
+
+    def conv(value: Any, name: str) -> Any:
+        if value is None and optional:
             return None
-        for arg in (a for a in args if a is not type(None)):
+        for arg in options:
             try:
-                return convert(value, arg, name)
+                return _converter(arg)(value, name)
             except SchemaError:
                 continue
         raise SchemaError(f"{name}: expected {describe(tp)}, got {value!r}")
-    origin = typing.get_origin(tp)
-    if origin is Literal:
-        if value in typing.get_args(tp):
+
+    return conv
+
+
+def _literal(allowed: tuple[Any, ...]) -> Converter:
+    def conv(value: Any, name: str) -> Any:
+        if value in allowed:
             return value
-        raise SchemaError(f"{name}: expected one of {list(typing.get_args(tp))}, got {value!r}")
-    if origin is tuple:
+        raise SchemaError(f"{name}: expected one of {list(allowed)}, got {value!r}")
+
+    return conv
+
+
+def _tuple(item_tp: Any) -> Converter:
+    item = _converter(item_tp)
+
+    def conv(value: Any, name: str) -> Any:
         if not isinstance(value, list):
             raise SchemaError(f"{name}: expected a list, got {value!r}")
-        (item_tp, _ellipsis) = typing.get_args(tp)
-        return tuple(convert(v, item_tp, f"{name}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
+        return tuple(item(v, f"{name}[{i}]") for i, v in enumerate(value))
+
+    return conv
+
+
+def _mapping(key_tp: Any, val_tp: Any) -> Converter:
+    key, val = _converter(key_tp), _converter(val_tp)
+
+    def conv(value: Any, name: str) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(f"{name}: expected a mapping, got {value!r}")
-        key_tp, val_tp = typing.get_args(tp)
-        return {convert(k, key_tp, name): convert(v, val_tp, f"{name}.{k}") for k, v in value.items()}
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        return {key(k, name): val(v, f"{name}.{k}") for k, v in value.items()}
+
+    return conv
+
+
+def _record(tp: type) -> Converter:
+    def conv(value: Any, name: str) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(f"{name}: expected a mapping, got {value!r}")
         fields = record_fields(tp)
@@ -67,18 +129,17 @@ def convert(value: Any, tp: Any, name: str) -> Any:
         if unknown:
             raise SchemaError(f"{name}: unknown key '{unknown[0]}' (expected {sorted(fields)})")
         return tp(**{k: convert(v, fields[k], f"{name}.{k}") for k, v in value.items()})
-    if tp is bool:
-        if isinstance(value, bool):
+
+    return conv
+
+
+def _scalar(tp: type) -> Converter:
+    def conv(value: Any, name: str) -> Any:
+        if isinstance(value, tp) and (tp is not int or not isinstance(value, bool)):
             return value
-    elif tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif tp is str:
-        if isinstance(value, str):
-            return value
-    else:  # pragma: no cover - a schema author's mistake, not a spec author's
-        raise TypeError(f"unsupported field type {tp!r}")
-    raise SchemaError(f"{name}: expected {describe(tp)}, got {value!r}")
+        raise SchemaError(f"{name}: expected {describe(tp)}, got {value!r}")
+
+    return conv
 
 
 def describe(tp: Any) -> str:
