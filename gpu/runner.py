@@ -205,8 +205,13 @@ class ProbeRunner:
 
 
 # --- self-test probes: the isolation machinery, checkable on a machine with no GPU ----------
+#
+# Test-only stand-ins for what a real probe does when it goes wrong, called by name like any
+# probe ('runner.selftest_sleep'): the worker resolves names only under ptxconf.gpu and only
+# what a module exports, so no code from outside the package ever runs in it.
 
-__all__ = ["ProbeResult", "ProbeRunner", "selftest_exit", "selftest_raise", "selftest_sleep"]
+__all__ = ["ProbeResult", "ProbeRunner", "selftest_cuda_fault", "selftest_exit", "selftest_raise",
+           "selftest_sleep", "selftest_trap"]
 
 
 def selftest_sleep(seconds: float) -> float:
@@ -223,3 +228,26 @@ def selftest_exit(code: int) -> None:
 def selftest_raise(message: str) -> None:
     """Raise in the worker (a stand-in for a probe that fails cleanly)."""
     raise RuntimeError(message)
+
+
+def selftest_cuda_fault(message: str) -> None:
+    """Raise what CuPy raises after a kernel traps (a stand-in for an illegal instruction on a
+    machine with no GPU): an exception of a type named CUDARuntimeError, which the worker
+    treats as context-fatal (it answers, then exits)."""
+    stand_in = type("CUDARuntimeError", (RuntimeError,), {"__module__": __name__})
+    raise stand_in(message)
+
+
+#: The PTX `trap;` instruction in a one-thread kernel: the launch aborts with an illegal
+#: instruction and leaves the CUDA context unusable.
+TRAP_KERNEL = 'extern "C" __global__ void ptxconf_selftest_trap() { asm volatile("trap;"); }'
+
+
+def selftest_trap() -> None:
+    """Launch a kernel that executes `trap;` and wait for it (needs CuPy and a GPU): the wait
+    raises CuPy's CUDA error, and the worker exits after answering."""
+    import cupy
+
+    kernel = cupy.RawKernel(TRAP_KERNEL, "ptxconf_selftest_trap")
+    kernel((1,), (1,), ())
+    cupy.cuda.get_current_stream().synchronize()

@@ -325,7 +325,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done)}
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
-    paths = write_reports(out_dir, results, meta)
+    try:
+        paths = write_reports(out_dir, results, meta)
+    except OSError:  # ReportWriteError: one line from main; the verdict still reaches the log
+        if not (args.json or args.quiet):
+            print(text_summary(results, args.strict))
+        raise
     code = exit_code(results, args.strict)
     if args.json:
         print(json.dumps({"summary": summarize(results), "exit_code": code, "seconds": meta["seconds"],

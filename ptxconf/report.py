@@ -53,21 +53,87 @@ def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any]) ->
     return write_set(out_dir, texts)
 
 
+class ReportWriteError(OSError):
+    """A report set that was not written (a full disk, a read-only folder): one line naming the
+    folder, the files, the one that failed and why, and what the folder holds now."""
+
+
 def write_set(out_dir: Path, texts: Mapping[str, str]) -> list[Path]:
     """Write files as a set: each is written whole into a staging folder first, then all are
-    moved into place with signals held back, so an interrupt leaves either the old set or the
-    new one (and no temporary file behind)."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=out_dir, prefix=".staging-"))
+    moved into place with signals held back, so an interrupt or a full disk leaves either the
+    old set or the new one (and no temporary file behind). A failure is a ReportWriteError."""
+    names = list(texts)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=out_dir, prefix=".staging-"))
+    except OSError as exc:
+        raise _not_written(out_dir, names, str(out_dir), exc, "nothing there changed") from None
     try:
         for name, text in texts.items():
-            write_atomic(staging / name, text)
-        with blocked():
-            for name in texts:
-                os.replace(staging / name, out_dir / name)
+            try:
+                write_atomic(staging / name, text)
+            except OSError as exc:
+                raise _not_written(out_dir, names, name, exc, "the set there before is unchanged"
+                                   ) from None
+        _publish(staging, out_dir, names)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-    return [out_dir / name for name in texts]
+    return [out_dir / name for name in names]
+
+
+def _publish(staging: Path, out_dir: Path, names: list[str]) -> None:
+    """Move the staged files into place, signals held back. The files they replace are kept
+    (hard links, else copies) until every move succeeded: a move that fails puts the earlier
+    ones back, so the folder never holds half of each set."""
+    previous = staging / ".previous"
+    try:
+        previous.mkdir()
+        for name in names:
+            if (out_dir / name).is_file():
+                _keep(out_dir / name, previous / name)
+    except OSError as exc:
+        raise _not_written(out_dir, names, "a copy of the set there", exc,
+                           "the set there before is unchanged") from None
+    moved: list[str] = []
+    with blocked():
+        for name in names:
+            try:
+                os.replace(staging / name, out_dir / name)
+            except OSError as exc:
+                state = _restore(out_dir, previous, moved)
+                raise _not_written(out_dir, names, name, exc, state) from None
+            moved.append(name)
+
+
+def _keep(src: Path, dest: Path) -> None:
+    """A hard link to src at dest (no data written), else a copy."""
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
+
+
+def _restore(out_dir: Path, previous: Path, moved: list[str]) -> str:
+    """Put back the files that `moved` replaced (removing the ones that were new); say what
+    the folder holds now."""
+    try:
+        for name in moved:
+            if (previous / name).is_file():
+                os.replace(previous / name, out_dir / name)
+            else:
+                (out_dir / name).unlink(missing_ok=True)
+    except OSError as exc:
+        return f"putting the set there before back failed too ({exc.strerror or exc})"
+    return "the set there before is unchanged"
+
+
+def _not_written(out_dir: Path, names: list[str], failed: str, exc: OSError,
+                 state: str) -> ReportWriteError:
+    """The one-line error of a set not written."""
+    why = exc.strerror or str(exc) or type(exc).__name__
+    err = ReportWriteError(f"{out_dir}: {', '.join(names)} not written ({failed}: {why}); {state}")
+    err.errno = exc.errno
+    return err
 
 
 def check_writable(out_dir: Path) -> None:
