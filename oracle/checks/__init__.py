@@ -29,13 +29,14 @@ def all_cases(spec: Spec) -> Iterator[Case]:
         cute_atoms,
         cutedsl,
         descriptor_checks,
+        descriptor_ranges,
         fragments_checks,
         smem_layouts,
         wmma_checks,
     )
 
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
-                         cute_atoms, cutedsl, completeness)
+                         cute_atoms, cutedsl, completeness, descriptor_ranges)
     for module in modules:
         yield from module.cases(spec)
 
