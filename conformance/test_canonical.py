@@ -3,11 +3,12 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ptxconf.oracle import canonical
+from ptxconf.oracle import canonical, facts
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import default_spec
@@ -97,3 +98,28 @@ def test_base_offset_field_moves_the_phase(swizzle: str, field: int) -> None:
     with_field = smem_offsets(spec, SmemQuery(**base, base_offset_bytes=start % (8 * width),
                                               base_offset_field=field))
     assert with_field == aligned
+
+
+@pytest.mark.parametrize("swizzle_unit", ["bytes", "elements"])
+@pytest.mark.parametrize("major", ["K", "MN"])
+def test_array_offsets_equal_the_scalar_reference(major: str, swizzle_unit: str) -> None:
+    """`smem_offsets_array` (NumPy, what the GPU sweep places operands by) equals the scalar
+    `smem_offsets` for every swizzle mode, element width, several shapes and phases."""
+    from ptxconf.oracle import canonical as C
+    from ptxconf.oracle import interpret as I
+
+    spec = default_spec()
+    compared = 0
+    for sw in facts.swizzle_modes(spec):
+        for dtype in ("f16", "tf32", "e4m3", "b1"):
+            for mn, k in ((64, 16), (24, 32), (8, 256)):
+                lbo, sbo = I.compact_strides(spec, dtype, major, sw, mn, k)
+                mn_q, k_q = I._widened(spec, dtype, major, sw, mn, k)
+                for base in (0, 16, 144):
+                    q = C.SmemQuery(dtype=dtype, major=major, swizzle=sw, mn=mn_q, k=k_q,
+                                    lbo_bytes=lbo + 32, sbo_bytes=sbo, base_offset_bytes=base,
+                                    swizzle_unit=swizzle_unit)
+                    want = np.asarray(C.smem_offsets(spec, q), dtype=np.int64)
+                    np.testing.assert_array_equal(C.smem_offsets_array(spec, q), want)
+                    compared += 1
+    assert compared == 4 * 4 * 3 * 3

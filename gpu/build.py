@@ -28,10 +28,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .kcache import CACHE_ENV  # a folder: the on-disk cubin cache
 from .variants import WgmmaVariant, WmmaVariant
 
 ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
-CACHE_ENV = "PTXCONF_KERNEL_CACHE"  # a folder: on-disk cubin cache of the NVRTC path
 INCLUDE_ENV = "PTXCONF_CUDA_INCLUDE"  # a folder holding mma.h and crt/mma.h: overrides search
 #: 32-bit words each lane of a wmma probe dumps (the largest fragment has 8).
 WMMA_MAX_WORDS = 16
@@ -467,5 +467,20 @@ def wmma_kernels(variants: Iterable[WmmaVariant]) -> dict[WmmaVariant, Any]:
                 raise RuntimeError(problem)
             module = _cupy_module(wmma_source(missing), wmma_options())
             for v in missing:
+                _kernels[v] = module.get_function(v.kernel_name)
+        return {v: _kernels[v] for v in vs}
+
+
+def load_kernels(variants: Iterable[Any], cubin_path: str) -> dict[Any, Any]:
+    """CuPy kernels of these variants from a compiled module on disk (`ptxconf.gpu.kcache`)."""
+    import cupy
+
+    vs = _unique(variants)
+    with _lock:
+        if cubin_path not in _modules:
+            _modules[cubin_path] = cupy.RawModule(path=cubin_path)
+        module = _modules[cubin_path]
+        for v in vs:
+            if v not in _kernels:
                 _kernels[v] = module.get_function(v.kernel_name)
         return {v: _kernels[v] for v in vs}

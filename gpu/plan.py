@@ -17,14 +17,13 @@ from ptxconf.oracle import facts
 from ptxconf.oracle.records import BaseOffsetRule, InstructionType, atom_name
 from ptxconf.oracle.spec import Spec
 
-from .variants import IsaFacts, WgmmaVariant, WmmaVariant, isa_facts, wgmma_families, wmma_probe_variants
+from . import space
+from .variants import IsaFacts, WgmmaVariant, WmmaVariant, isa_facts, wmma_probe_variants
 
 CHECK_DEVICE = "gpu.device"
 CHECK_COMPILE = "gpu.compile"
-CHECK_E2E = "gpu.e2e"
-CHECK_D_MAP = "gpu.d_map"
+CHECK_VARIANT = "gpu.variant"
 CHECK_SMEM_MAP = "gpu.smem_map"
-CHECK_A_REGS = "gpu.a_regs"
 CHECK_START = "gpu.address.start"
 CHECK_UNUSED_LBO = "gpu.address.unused_lbo"
 CHECK_UNUSED_BASE = "gpu.address.unused_base_offset"
@@ -44,9 +43,7 @@ MIXED_OFFSET_BYTES = ROW_STEP_BYTES + START_OFFSETS_BYTES[0]
 #: LBO values (bytes) tried where the document says LBO is "not used, assumed to be 1":
 #: 16 is the assumed 1; 0, a large and the largest encodable value are the probes.
 UNUSED_LBO_BYTES = (16, 0, 4096, 262128)
-#: Compile batches of the wgmma kernels, by the N role of their variants (the N=256 kernels
-#: compile slowest), then the wmma batch.
-N_ROLES = ("smallest N", "middle N", "largest N")
+#: The compile batch of the wmma probes (the wgmma batches are `wgmma:<index>`).
 WMMA_BATCH = "wmma"
 
 
@@ -96,22 +93,6 @@ def majors(spec: Spec, row: InstructionType) -> tuple[str, ...]:
     return ("K", "MN") if facts.takes_imm_trans(spec, row.atype) else ("K",)
 
 
-def e2e_probes(spec: Spec) -> list[tuple[Probe, str]]:
-    """(probe, swizzle) of every end-to-end case: each type row, .satfinite where it exists,
-    smallest/middle/largest N, SS and RS, every major-ness x swizzle mode."""
-    isa = isa_facts(spec)
-    out = []
-    for row in spec.of(InstructionType):
-        for n in n_values(spec, row):
-            for sat in (False, True) if row.satfinite else (False,):
-                for rs in (False, True):
-                    for major in majors(spec, row):
-                        for sw in facts.swizzle_modes(spec):
-                            out.append((make_probe(isa, row, n, satfinite=sat, rs=rs,
-                                                   major=major), sw))
-    return out
-
-
 @dataclass(frozen=True)
 class Plan:
     """Every kernel the run needs, in compile batches (one module each)."""
@@ -136,18 +117,12 @@ class Plan:
 
 
 def plan(spec: Spec) -> Plan:
-    """The kernels of every case, grouped by N role. The smallest-N batch also holds every
-    instruction form of the type table at that N (each transpose pair), so that the compile
-    cases' all-ones self test runs every form."""
-    batches: dict[str, dict[WgmmaVariant, None]] = {f"wgmma:{r}": {} for r in N_ROLES}
-    for p, _ in e2e_probes(spec):
-        role = N_ROLES[n_values(spec, p.row).index(p.n)]
-        batches[f"wgmma:{role}"][p.variant] = None
-    smallest = {(r.k_elems, r.dtype, r.atype, r.btype): n_values(spec, r)[0]
-                for r in spec.of(InstructionType)}
-    for f in wgmma_families(spec):
-        batches[f"wgmma:{N_ROLES[0]}"][f.with_n(smallest[(f.k, f.dtype, f.atype, f.btype)])] = None
-    return Plan({k: tuple(v) for k, v in batches.items()}, tuple(wmma_probe_variants(spec)))
+    """The kernels of every case: the whole variant space (`ptxconf.gpu.space`), one kernel per
+    instruction variant, cut into modules of `space.KERNELS_PER_MODULE`; then the wmma
+    module."""
+    batches = {f"wgmma:{i:02d}": mod
+               for i, mod in enumerate(space.modules(space.wgmma_variants(spec)))}
+    return Plan(batches, tuple(wmma_probe_variants(spec)))
 
 
 @dataclass(frozen=True)
@@ -189,16 +164,11 @@ def device_plan(spec: Spec) -> list[Planned]:
 
 
 def discovery_plan(spec: Spec) -> list[Planned]:
-    """The accumulator map per (row, N); the shared-memory address maps of A (largest N) and B
-    (each N) per major-ness and swizzle; the register-A map per row (RS, largest N)."""
+    """The shared-memory address maps of A (largest N) and B (each N) per major-ness and
+    swizzle. (Every variant's accumulator and register-A maps are `gpu.variant` cases.)"""
     isa = isa_facts(spec)
-    rows = spec.of(InstructionType)
     out: list[Planned] = []
-    for row in rows:
-        for n in n_values(spec, row):
-            p = make_probe(isa, row, n)
-            out.append(Planned(CHECK_D_MAP, p.variant.ptx_name, (p,)))
-    for row in rows:
+    for row in spec.of(InstructionType):
         ns = n_values(spec, row)
         for major in majors(spec, row):
             for sw in facts.swizzle_modes(spec):
@@ -209,16 +179,7 @@ def discovery_plan(spec: Spec) -> list[Planned]:
                     pb = make_probe(isa, row, n, major=major)
                     out.append(Planned(CHECK_SMEM_MAP, f"{pb.variant.ptx_name}:B:{name}",
                                        (pb, "B", sw)))
-    for row in rows:
-        p = make_probe(isa, row, n_values(spec, row)[-1], rs=True)
-        out.append(Planned(CHECK_A_REGS, f"{p.variant.ptx_name}:RS", (p,)))
     return out
-
-
-def e2e_plan(spec: Spec) -> list[Planned]:
-    """gpu.e2e[<instr>:<SS|RS>:<layout>] for every end-to-end probe."""
-    return [Planned(CHECK_E2E, f"{p.variant.ptx_name}:{p.form}:{atom_name(p.major, sw)}", (p, sw))
-            for p, sw in e2e_probes(spec)]
 
 
 def address_plan(spec: Spec) -> list[Planned]:
@@ -313,6 +274,6 @@ def wmma_plan(spec: Spec) -> list[Planned]:
 
 
 __all__ = ["Plan", "Planned", "Probe", "address_plan", "base_offset_field", "base_offset_rule",
-           "device_plan", "discovery_plan", "e2e_plan", "e2e_probes", "hypothesis_plan",
+           "device_plan", "discovery_plan", "hypothesis_plan",
            "hypothesis_probes", "make_probe", "majors", "n_values", "plan", "swizzled_modes",
            "wmma_key", "wmma_plan"]

@@ -27,11 +27,14 @@ __all__ = [
     "REGION_ALIGN_BYTES",
     "WgmmaDump",
     "WmmaDump",
+    "load_module",
     "prepare_wgmma",
     "prepare_wmma",
     "run_wgmma",
     "run_wgmma_batch",
+    "run_wgmma_blocks",
     "run_wgmma_dump",
+    "run_wgmma_sweep",
     "run_wmma_load",
     "run_wmma_store",
     "wgmma_smem_image",
@@ -109,9 +112,158 @@ def wgmma_smem_image(a_smem: bytes | None, b_smem: bytes, smem_a_offset_bytes: i
     return bytes(image), a_start, b_start
 
 
+def load_module(variants: Iterable[WgmmaVariant | WmmaVariant], cubin_path: str) -> int:
+    """Load these variants' kernels from a module compiled on the host (ptxconf.gpu.kcache);
+    how many were asked for."""
+    return len(build.load_kernels(variants, cubin_path))
+
+
 def prepare_wgmma(variants: Iterable[WgmmaVariant]) -> int:
     """Compile these variants' probe kernels into one module now; how many were asked for."""
     return len(build.wgmma_kernels(variants))
+
+
+#: Fields per block of the probe kernel's `blocks` table (kernels/wgmma_probe.cu).
+BLOCK_FIELDS = 8
+
+
+def _block_inputs(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
+                  a_desc_rel: int | None, b_desc_rel: int, a_regs: np.ndarray | None = None,
+                  c_init: np.ndarray | None = None, *, smem_a_offset_bytes: int = 0,
+                  smem_b_offset_bytes: int = 0, smem_bytes: int = 0) -> tuple[
+                      bytes, int | None, int, np.ndarray, np.ndarray | None]:
+    """One block's image, operand starts, A words and accumulator words, checked."""
+    if variant.a_from_regs != (a_smem is None):
+        raise ValueError(f"{variant.kernel_name}: give a_smem for the SS form, a_regs for RS")
+    if variant.a_from_regs != (a_regs is not None):
+        raise ValueError(f"{variant.kernel_name}: a_regs goes with the RS form only")
+    if (a_desc_rel is None) != (a_smem is None):
+        raise ValueError("a_desc_rel goes with a_smem")
+    image, a_start, b_start = wgmma_smem_image(a_smem, b_smem, smem_a_offset_bytes,
+                                               smem_b_offset_bytes, smem_bytes)
+    threads = variant.facts.warpgroup_threads
+    a_words = _words(a_regs, threads, variant.nreg_a, "a_regs") if variant.nreg_a else \
+        np.zeros((0, 0), dtype=np.uint32)
+    c_words = None if c_init is None else _words(c_init, threads, variant.nreg_d, "c_init")
+    return image, a_start, b_start, a_words, c_words
+
+
+@dataclass
+class _Staged:
+    """One launch on the device, not yet synchronised."""
+
+    variant: WgmmaVariant
+    starts: list[tuple[int | None, int, bool]]
+    d_out: object
+    d_info: object
+
+
+def _stage(variant: WgmmaVariant, launches: list[dict], *, desc_start_shift: int | None = None,
+           desc_start_lsb: int | None = None) -> _Staged:
+    """Upload the inputs of many probes of one variant and launch them as one grid, one block
+    per probe; identical images are uploaded once."""
+    import cupy
+
+    images: dict[bytes, int] = {}
+    chunks: list[bytes] = []
+    table = np.zeros((len(launches), BLOCK_FIELDS), dtype=np.uint64)
+    a_parts: list[np.ndarray] = []
+    c_parts: list[np.ndarray] = []
+    starts: list[tuple[int | None, int, bool]] = []
+    shift_lsb: set[tuple[int, int]] = set()
+    threads, nd = variant.facts.warpgroup_threads, variant.nreg_d
+    a_first = u128 = smem = 0
+    for i, kw in enumerate(launches):
+        kw = dict(kw)
+        shift_lsb.add((kw.pop("desc_start_shift"), kw.pop("desc_start_lsb")))
+        image, a_start, b_start, a_words, c_words = _block_inputs(variant, **kw)
+        if image not in images:
+            images[image] = u128
+            chunks.append(image)
+            u128 += len(image) // _U128
+        table[i] = (images[image], len(image) // _U128, a_start or 0, b_start,
+                    kw.get("a_desc_rel") or 0, kw["b_desc_rel"], a_first,
+                    0 if c_words is None else 1)
+        a_parts.append(a_words.reshape(-1))
+        a_first += a_words.size
+        c_parts.append(np.zeros((threads, nd), np.uint32) if c_words is None else c_words)
+        starts.append((a_start, b_start, kw.get("a_smem") is None))
+        smem = max(smem, len(image))
+    if len(shift_lsb) != 1:
+        raise ValueError(f"one launch needs one desc_start_shift/lsb, got {sorted(shift_lsb)}")
+    shift, lsb = shift_lsb.pop()
+    kernel = build.wgmma_kernels([variant])[variant]
+    d_images = cupy.asarray(np.frombuffer(b"".join(chunks), dtype=np.uint8))
+    d_table = cupy.asarray(table)
+    d_a = cupy.asarray(np.concatenate(a_parts) if a_first else np.zeros(1, np.uint32))
+    any_c = bool(table[:, 7].any())
+    d_c = cupy.asarray(np.stack(c_parts)) if any_c else cupy.zeros(1, dtype=cupy.uint32)
+    d_out = cupy.full((len(launches), threads, nd), 0xFFFFFFFF, dtype=cupy.uint32)
+    d_info = cupy.zeros((len(launches), 3), dtype=cupy.uint64)
+    if smem > DEFAULT_DYNAMIC_SMEM_BYTES:
+        kernel.max_dynamic_shared_size_bytes = smem
+    kernel((len(launches),), (threads,), (d_images, d_table, np.uint32(shift), np.uint32(lsb),
+                                          d_a, d_c, d_out, d_info), shared_mem=smem)
+    return _Staged(variant, starts, d_out, d_info)
+
+
+def _dumps(staged: _Staged) -> list[WgmmaDump]:
+    """The dumps of a staged launch (after synchronisation)."""
+    regs = staged.d_out.get()  # type: ignore[attr-defined]
+    info = staged.d_info.get()  # type: ignore[attr-defined]
+    out = []
+    for i, (a_start, b_start, rs) in enumerate(staged.starts):
+        base = int(info[i, 0])
+        out.append(WgmmaDump(
+            variant=staged.variant, regs=regs[i], smem_base_address=base,
+            a_start_address=None if a_start is None else base + a_start,
+            b_start_address=base + b_start, a_desc=None if rs else int(info[i, 1]),
+            b_desc=int(info[i, 2])))
+    return out
+
+
+def _by_image_size(variant: WgmmaVariant, launches: list[dict]) -> list[list[int]]:
+    """Launch indices grouped by their image's size: one grid per size, so that each block gets
+    exactly its image's shared memory (a read past it faults, as a lone launch's would)."""
+    groups: dict[int, list[int]] = {}
+    for i, kw in enumerate(launches):
+        size = len(wgmma_smem_image(kw.get("a_smem"), kw["b_smem"],
+                                    kw.get("smem_a_offset_bytes", 0),
+                                    kw.get("smem_b_offset_bytes", 0),
+                                    kw.get("smem_bytes", 0))[0])
+        groups.setdefault(size, []).append(i)
+    return list(groups.values())
+
+
+def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaDump]]:
+    """Stage every grid of every job, synchronise once, and return the dumps in order."""
+    import cupy
+
+    staged = []
+    for v, launches in jobs:
+        groups = _by_image_size(v, launches)
+        staged.append([(g, _stage(v, [launches[i] for i in g])) for g in groups])
+    cupy.cuda.get_current_stream().synchronize()
+    out: list[list[WgmmaDump]] = []
+    for (_, launches), grids in zip(jobs, staged, strict=True):
+        dumps: list[WgmmaDump | None] = [None] * len(launches)
+        for g, st in grids:
+            for i, d in zip(g, _dumps(st), strict=True):
+                dumps[i] = d
+        out.append([d for d in dumps if d is not None])
+    return out
+
+
+def run_wgmma_blocks(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
+    """Many probes of one variant, a block each, in one grid per image size and one
+    synchronisation; each keyword set is what `run_wgmma_dump` takes."""
+    return _run_staged([(variant, launches)])[0] if launches else []
+
+
+def run_wgmma_sweep(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaDump]]:
+    """`run_wgmma_blocks` for many variants: their grids all launched, then one
+    synchronisation."""
+    return _run_staged(jobs)
 
 
 def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
@@ -130,40 +282,11 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     Give it when a layout reaches past the last byte placed: a read beyond the allocation
     faults (seen on an H100: cudaErrorIllegalAddress).
     """
-    import cupy
-
-    if variant.a_from_regs != (a_smem is None):
-        raise ValueError(f"{variant.kernel_name}: give a_smem for the SS form, a_regs for RS")
-    if variant.a_from_regs != (a_regs is not None):
-        raise ValueError(f"{variant.kernel_name}: a_regs goes with the RS form only")
-    if (a_desc_rel is None) != (a_smem is None):
-        raise ValueError("a_desc_rel goes with a_smem")
-    image, a_start, b_start = wgmma_smem_image(a_smem, b_smem, smem_a_offset_bytes,
-                                               smem_b_offset_bytes, smem_bytes)
-    nd, na = variant.nreg_d, variant.nreg_a
-    threads = variant.facts.warpgroup_threads
-    # The SS kernel reads no A words; it still gets a valid pointer.
-    a_words = _words(a_regs if na else None, threads, max(na, 1), "a_regs")
-    c_words = _words(c_init, threads, nd, "c_init")
-
-    kernel = build.wgmma_kernels([variant])[variant]
-    d_image = cupy.asarray(np.frombuffer(image, dtype=np.uint8))
-    d_a = cupy.asarray(a_words)
-    d_c = cupy.asarray(c_words)
-    d_out = cupy.full((threads, nd), 0xFFFFFFFF, dtype=cupy.uint32)
-    d_info = cupy.zeros(3, dtype=cupy.uint64)
-    args = (d_image, np.uint32(len(image) // _U128), np.uint32(a_start or 0), np.uint32(b_start),
-            np.uint64(a_desc_rel or 0), np.uint64(b_desc_rel), np.uint32(desc_start_shift),
-            np.uint32(desc_start_lsb), d_a, d_c, np.uint32(0 if c_init is None else 1), d_out,
-            d_info)
-    _launch(kernel, threads, args, len(image))
-    info = [int(x) for x in d_info.get()]
-    base = info[0]
-    return WgmmaDump(
-        variant=variant, regs=d_out.get(), smem_base_address=base,
-        a_start_address=None if a_start is None else base + a_start,
-        b_start_address=base + b_start, a_desc=None if a_smem is None else info[1],
-        b_desc=info[2])
+    return run_wgmma_blocks(variant, [dict(
+        a_smem=a_smem, b_smem=b_smem, a_desc_rel=a_desc_rel, b_desc_rel=b_desc_rel,
+        a_regs=a_regs, c_init=c_init, smem_a_offset_bytes=smem_a_offset_bytes,
+        smem_b_offset_bytes=smem_b_offset_bytes, smem_bytes=smem_bytes,
+        desc_start_shift=desc_start_shift, desc_start_lsb=desc_start_lsb)])[0]
 
 
 def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
@@ -180,9 +303,9 @@ def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
 
 
 def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
-    """`run_wgmma_dump(variant, **kw)` for each keyword set, in order, in one call (a probe
-    campaign of many launches pays the worker round trip once). A fault ends the batch."""
-    return [run_wgmma_dump(variant, **kw) for kw in launches]
+    """`run_wgmma_dump(variant, **kw)` for each keyword set, in order, in one call: one launch
+    of one block per keyword set (`run_wgmma_blocks`). A fault ends the batch."""
+    return run_wgmma_blocks(variant, launches) if launches else []
 
 
 # --- wmma ----------------------------------------------------------------------------------

@@ -62,8 +62,9 @@ class Session:
     """One ProbeRunner worker for the whole run, the compile batches it has loaded, and what
     every case shares (device line, raw-dump budget, the proofs' distinguishing inputs)."""
 
-    def __init__(self, spec: Spec, runner: Any) -> None:
+    def __init__(self, spec: Spec, runner: Any, *, host_compile: bool = False) -> None:
         self.spec = spec
+        self.host_compile = host_compile
         self.runner = runner
         self.plan: Plan = plan(spec)
         self.batch_of = self.plan.batch_of()
@@ -76,6 +77,11 @@ class Session:
         self._prepared: set[str] = set()
         self._generation = getattr(runner, "restarts", 0)
         self._proof_probes: tuple[list[Any], str | None] | None = None
+        self.built: dict[str, Any] | None = None
+        self.build_seconds = 0.0
+        self.compile_jobs: int | None = None
+        self.kernel_cache: Any = None  # a folder; None: kcache.cache_dir()
+        self.memo: dict[Any, Any] = {}  # outcomes computed ahead for cases run in batches
 
     def describe(self) -> None:
         """Ask the worker what the device is."""
@@ -98,11 +104,48 @@ class Session:
         fn = "prepare_wmma" if key == WMMA_BATCH else "prepare_wgmma"
         return fn, self.plan.batch(key)
 
+    def modules(self) -> list[Any]:
+        """Every compile batch as a module to build (`ptxconf.gpu.kcache`)."""
+        from . import build, kcache
+
+        out = []
+        for key in self.plan.keys:
+            _, vs = self.batch(key)
+            if key == WMMA_BATCH:
+                out.append(kcache.Module(key, build.wmma_source(vs), build.wmma_options()))
+            else:
+                out.append(kcache.Module(key, build.wgmma_source(vs), build.ARCH_OPTIONS))
+        return out
+
+    def build(self) -> dict[str, Any]:
+        """Every module of the plan on disk, built at the first need: from the kernel cache,
+        or compiled by NVRTC in parallel host processes. Empty where NVRTC is missing here
+        (the worker then compiles through CuPy)."""
+        if self.built is None:
+            from . import build, kcache
+
+            self.built = {}
+            if self.host_compile and build.nvrtc_problem() is None:
+                self.built, self.build_seconds = kcache.timed_build_all(
+                    self.modules(), jobs=self.compile_jobs, folder=self.kernel_cache)
+        return self.built
+
     def prepare(self, key: str) -> Any:
-        """Compile (or load from CuPy's disk cache) one batch in the current worker."""
+        """Load one batch into the current worker: the module built on the host (`build`), or
+        compiled in the worker by CuPy where the host has no NVRTC."""
+        from .runner import ProbeResult
+
         self._sync()
         fn, vs = self.batch(key)
-        res = self.runner.call(fn, list(vs), timeout_s=COMPILE_TIMEOUT_S)
+        built = self.build().get(key)
+        if built is not None and not built.ok:
+            res = ProbeResult(False, error=built.log, error_kind="compile", seconds=built.seconds)
+        elif built is not None:
+            res = self.runner.call("load_module", list(vs), built.path, timeout_s=COMPILE_TIMEOUT_S)
+            res = ProbeResult(res.ok, res.value, res.error, res.error_kind, built.seconds,
+                              res.worker_pid)
+        else:
+            res = self.runner.call(fn, list(vs), timeout_s=COMPILE_TIMEOUT_S)
         self._sync()
         if res.ok:
             self._prepared.add(key)
@@ -111,6 +154,11 @@ class Session:
             self.compile_errors[key] = str(res.error)
         self.compile_seconds.setdefault(key, res.seconds)
         return res
+
+    def cached(self, key: str) -> bool | None:
+        """Whether a batch came from the kernel cache (None: not built on the host)."""
+        built = (self.built or {}).get(key)
+        return None if built is None else built.cached
 
     def ensure(self, variants: Sequence[Any]) -> None:
         """Load the batches these variants live in, if this worker has not yet."""
@@ -172,8 +220,8 @@ def new_runner() -> Any:
 
 def open_session(spec: Spec, ctx: RunContext) -> Session:
     """The run's session (made on first use, closed with the run)."""
-    sess: Session = ctx.resource(SESSION_RESOURCE, lambda: Session(spec, new_runner()),
-                                 Session.close)
+    sess: Session = ctx.resource(
+        SESSION_RESOURCE, lambda: Session(spec, new_runner(), host_compile=True), Session.close)
     if sess.spec is not spec:
         raise RuntimeError("the run's GPU session was opened for another spec")
     return sess

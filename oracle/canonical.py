@@ -8,10 +8,15 @@ reading of the swizzle unit (ptxconf.oracle.hypotheses.SWIZZLE_UNIT).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from math import prod
 from typing import Any
 
+import numpy as np
+
 from ptxconf.oracle import hypotheses
+from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import Swizzle
@@ -41,10 +46,16 @@ def t_elems(spec: Spec, dtype: str) -> int:
     return NORMALIZED_BITS // bits
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _bound(template: str, t: int, m: int, k: int, lbo_elems: int, sbo_elems: int) -> Any:
+    """A template parsed with its names bound (layouts are immutable: cached)."""
+    return parse(template, {"T": t, "m": m, "k": k, "LBO": lbo_elems, "SBO": sbo_elems})
+
+
 def instantiate(row: CanonicalLayout, t: int, m: int, k: int, lbo_elems: int,
                 sbo_elems: int) -> Layout:
     """The row's template with every name bound: a plain layout in elements (no swizzle)."""
-    layout = parse(row.layout, {"T": t, "m": m, "k": k, "LBO": lbo_elems, "SBO": sbo_elems})
+    layout = _bound(row.layout, t, m, k, lbo_elems, sbo_elems)
     if not isinstance(layout, Layout):
         raise ValueError(f"{row.key}: template {row.layout!r} is not a plain layout")
     return layout
@@ -169,6 +180,32 @@ def smem_offsets(spec: Spec, q: SmemQuery) -> list[list[int]]:
     phase = swizzle_phase_bytes(spec, q)
     return [[swizzled_offset(layout((i, j)), bits, swz, q.swizzle_unit, phase)
              for j in range(q.k)] for i in range(q.mn)]
+
+
+def _crd2idx_array(crd: Any, shape: Any, stride: Any) -> Any:
+    """crd2idx over NumPy coordinate arrays (elementwise; nothing modified in place)."""
+    if isinstance(crd, tuple):
+        return sum(_crd2idx_array(c, s, d) for c, s, d in zip(crd, shape, stride, strict=True))
+    if isinstance(shape, tuple):
+        result: Any = 0
+        for s, d in zip(shape[:-1], stride[:-1], strict=True):
+            size = prod(flatten(s))
+            result = result + _crd2idx_array(crd % size, s, d)
+            crd = crd // size
+        return result + _crd2idx_array(crd, shape[-1], stride[-1])
+    return crd * stride
+
+
+def smem_offsets_array(spec: Spec, q: SmemQuery) -> np.ndarray:
+    """`smem_offsets` as an int64 [mn, k] array, every element at once (NumPy): the same
+    layout, swizzle and phase, evaluated elementwise. The scalar `smem_offsets` is the
+    reference; conformance/test_canonical.py holds the two equal over every template."""
+    layout, swz, bits = element_layout(spec, q)
+    phase = swizzle_phase_bytes(spec, q)
+    i, j = np.meshgrid(np.arange(q.mn, dtype=np.int64), np.arange(q.k, dtype=np.int64),
+                       indexing="ij")
+    elem = _crd2idx_array((i, j), layout.shape, layout.stride)
+    return np.asarray(swizzled_offset(elem, bits, swz, q.swizzle_unit, phase), dtype=np.int64)
 
 
 def smem_offsets_query(spec: Spec, q: SmemQuery) -> dict[str, Any]:

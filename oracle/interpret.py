@@ -234,15 +234,11 @@ def _widened(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
     return -(-mn // per_mn) * per_mn, -(-k // per_k) * per_k
 
 
-_OFFSETS: dict[tuple[int, OperandLayout], np.ndarray] = {}
-
-
 def offsets(spec: Spec, lay: OperandLayout) -> np.ndarray:
     """int64 [mn, k]: where the tensor core reads element (mn, k), from the operand start, in
     address units (bytes; bits for b1). The oracle is asked for whole repeats of the template
-    and the first mn x k are kept. Cached."""
-    key = (id(spec), lay)
-    if key not in _OFFSETS:
+    and the first mn x k are kept. Cached with the spec."""
+    def make() -> np.ndarray:
         mn_q, k_q = _widened(spec, lay.dtype, lay.major, lay.swizzle, lay.mn, lay.k)
         q = canonical.SmemQuery(
             dtype=lay.dtype, major=lay.major, swizzle=lay.swizzle, mn=mn_q, k=k_q,
@@ -250,11 +246,12 @@ def offsets(spec: Spec, lay: OperandLayout) -> np.ndarray:
             base_offset_bytes=lay.base_offset_bytes,
             swizzle_unit=lay.swizzle_unit or "bytes",
             mn_lbo_sbo_roles=lay.mn_lbo_sbo_roles or "as_documented")
-        full = np.asarray(canonical.smem_offsets(spec, q), dtype=np.int64)
+        full = canonical.smem_offsets_array(spec, q)
         arr = np.ascontiguousarray(full[: lay.mn, : lay.k])
         arr.setflags(write=False)
-        _OFFSETS[key] = arr
-    return _OFFSETS[key]
+        return arr
+
+    return spec.memo(("offsets", lay), make)
 
 
 def stride_granule_bytes(spec: Spec) -> int:
@@ -292,11 +289,14 @@ def compact_strides(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
     SBO is the inner step (one repeat) and LBO the outer one; a field the layout does not use
     gets the "assumed 1" value (16 B).
     """
-    n_lbo, n_sbo, span = stride_steps(spec, dtype, major, swizzle, mn, k)
-    granule = stride_granule_bytes(spec)
-    sbo = span if n_sbo > 1 else granule
-    lbo = span * (n_sbo if n_sbo > 1 else 1) if n_lbo > 1 else granule
-    return lbo, sbo
+    def make() -> tuple[int, int]:
+        n_lbo, n_sbo, span = stride_steps(spec, dtype, major, swizzle, mn, k)
+        granule = stride_granule_bytes(spec)
+        sbo = span if n_sbo > 1 else granule
+        lbo = span * (n_sbo if n_sbo > 1 else 1) if n_lbo > 1 else granule
+        return lbo, sbo
+
+    return spec.memo(("compact_strides", dtype, major, swizzle, mn, k), make)
 
 
 def separated_strides(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from ptxconf.oracle import records
 from ptxconf.oracle.lint import RULES, RawDocument, SpecError
@@ -17,6 +17,7 @@ from ptxconf.oracle.lint.schema import build_row
 DEFAULT_SPEC_DIR = Path(__file__).resolve().parent.parent / "spec"
 
 R = TypeVar("R", bound=records.Row)
+T = TypeVar("T")
 
 
 class SpecErrors(Exception):
@@ -33,10 +34,21 @@ class Spec:
 
     root: Path
     rows: tuple[records.Row, ...]
+    #: Rows by kind and by (kind, id), filled on first use (the rows never change).
+    _index: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def of(self, cls: type[R]) -> tuple[R, ...]:
         """Every record of one kind, in file and row order."""
-        return tuple(r for r in self.rows if type(r) is cls)
+        if cls not in self._index:
+            self._index[cls] = tuple(r for r in self.rows if type(r) is cls)
+        return self._index[cls]  # type: ignore[no-any-return]
+
+    def memo(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        """A value derived from this spec alone, made once (the rows never change)."""
+        key = ("memo", *key)
+        if key not in self._index:
+            self._index[key] = make()
+        return self._index[key]  # type: ignore[no-any-return]
 
     def in_file(self, cls: type[R], rel: str) -> tuple[R, ...]:
         """Every record of one kind from one file (relative path, e.g. 'wgmma/x.yaml')."""
@@ -44,7 +56,10 @@ class Spec:
 
     def get(self, cls: type[R], row_id: str) -> R:
         """The one record of a kind with this id (KeyError if none or several)."""
-        found = [r for r in self.of(cls) if r.id == row_id]
+        key = (cls, row_id)
+        if key not in self._index:
+            self._index[key] = [r for r in self.of(cls) if r.id == row_id]
+        found = self._index[key]
         if len(found) != 1:
             raise KeyError(f"{cls.KIND} {row_id!r}: {len(found)} rows")
         return found[0]

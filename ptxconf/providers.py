@@ -139,10 +139,10 @@ REGISTRY: tuple[Provider, ...] = (
     Provider("proofs", "ptxconf.oracle.proofs.cases:provider_cases", (Z3,)),
     Provider("assembler-witness", "ptxconf.gpu.witness:provider_cases", (NVRTC,),
              ids="ptxconf.gpu.witness:case_keys"),
-    # The GPU families (ptxconf.gpu.families): the device first, then discovery (a broken D map
-    # explains the rest), then e2e, address, hypotheses, the explain gallery; wmma last (its
-    # alignment cases may fault).
-    *(_gpu_family(name) for name in ("device", "discovery", "e2e", "address", "hypotheses",
+    # The GPU families (ptxconf.gpu.families): the device first, then every instruction variant
+    # (its products and D map: a broken D map explains the rest), then the shared-memory maps,
+    # address, hypotheses, the explain gallery; wmma last (its alignment cases may fault).
+    *(_gpu_family(name) for name in ("device", "sweep", "discovery", "address", "hypotheses",
                                      "mistakes", "wmma")),
 )
 

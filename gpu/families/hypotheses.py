@@ -39,7 +39,7 @@ from ..session import (
 )
 from ..variants import WgmmaVariant, isa_facts
 from .address import start_sweep, try_readings, vary
-from .discovery import a_regs_discovery
+from .sweep import a_regs_probes
 
 PROVIDER = "gpu-hypotheses"
 
@@ -232,10 +232,10 @@ def _a_regs(probes: list[P.Probe]) -> GpuBody:
     def body(sess: Session) -> Outcome:
         per_probe = {}
         for p in probes:
-            expected, found, _ = a_regs_discovery(sess, p.variant)
-            n = int((expected != found).sum())
-            per_probe[p.variant.ptx_name] = (verdicts.AGREES if n == 0
-                                             else f"disagrees ({n}/{expected.size})")
+            launches, decode = a_regs_probes(sess, p.variant)
+            [(_, diff)] = decode(sess.run_wgmma(p.variant, launches))
+            per_probe[p.variant.ptx_name] = (verdicts.AGREES if diff.ok
+                                             else f"disagrees ({diff.mismatches}/{diff.total})")
         h = hypotheses.A_REGISTER_LAYOUT
         return verdicts.single_reading_verdict(h.name, h.documented, per_probe, "register A")
 
