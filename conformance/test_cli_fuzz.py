@@ -1,7 +1,7 @@
 """Bad input never crashes the tool: command lines built by hypothesis from the commands'
 own words and values that are wrong in every way. Each ends with exit 0, 1 or 2; a refusal is
-one line on stderr; no traceback ever. (check, prove and bench run the whole suite: they are
-covered by their own tests.)"""
+one line on stderr; no traceback ever. (check and prove, with selections of few cases, are
+fuzzed in test_cli_fuzz_run.py; bench is not fuzzed.)"""
 
 from __future__ import annotations
 

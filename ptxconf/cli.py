@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -45,6 +46,25 @@ def _int(text: str) -> int:
         return int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a finite number of seconds above zero (NaN or infinity never reach Z3)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
+
+
+def _path(text: str) -> Path:
+    """A file or folder name (an empty one, or one with a NUL byte, names nothing)."""
+    if not text or "\0" in text:
+        why = " (a NUL byte)" if text else ""
+        raise argparse.ArgumentTypeError(f"expected a path, got {text!r}{why}")
+    return Path(text)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -119,23 +139,23 @@ def build_parser() -> argparse.ArgumentParser:
     fr.add_argument("--json", action="store_true")
 
     ck = sub.add_parser("check", help="run every check and write a report")
-    ck.add_argument("--spec-dir", type=Path)
+    ck.add_argument("--spec-dir", type=_path)
     ck.add_argument("--gpu", choices=("auto", "on", "off"), default="auto")
-    ck.add_argument("--report-dir", type=Path)
+    ck.add_argument("--report-dir", type=_path)
     ck.add_argument("--strict", action="store_true", help="spec discrepancies fail the run")
     ck.add_argument("--only", help="run only cases whose id contains this text")
-    ck.add_argument("--timeout-s", type=float, default=20.0, help="per-proof timeout")
+    ck.add_argument("--timeout-s", type=_seconds, default=20.0, help="per-proof timeout")
     ck.add_argument("--quiet", action="store_true")
     ck.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
     ck.add_argument("--no-cache", action="store_true",
                     help="prove every claim again (ignore the proof cache)")
-    ck.add_argument("--resume", type=Path, metavar="RUN_DIR",
+    ck.add_argument("--resume", type=_path, metavar="RUN_DIR",
                     help="finish an interrupted run: keep its completed results, run the rest, "
                          "write the whole set there")
 
     pr = sub.add_parser("prove", help="run the Z3 proofs")
-    pr.add_argument("--spec-dir", type=Path)
-    pr.add_argument("--timeout-s", type=float, default=20.0)
+    pr.add_argument("--spec-dir", type=_path)
+    pr.add_argument("--timeout-s", type=_seconds, default=20.0)
     pr.add_argument("--only")
     pr.add_argument("--json", action="store_true")
     pr.add_argument("--no-cache", action="store_true",
@@ -153,8 +173,8 @@ def build_parser() -> argparse.ArgumentParser:
                         usage="ptxconf report RESULTS_JSON [--out-dir DIR]\n"
                               "       ptxconf report merge RUN_DIR [RUN_DIR ...] -o OUT [--expect FILE]")
     rp.add_argument("results", nargs="+", help="a results.json, or `merge` and run folders")
-    rp.add_argument("--out-dir", "-o", type=Path)
-    rp.add_argument("--expect", type=Path, action="append", default=[],
+    rp.add_argument("--out-dir", "-o", type=_path)
+    rp.add_argument("--expect", type=_path, action="append", default=[],
                     help="merge: a per-device expectation file (YAML), repeatable")
 
     bn = sub.add_parser("bench", help="print timings of the oracle, proofs and compiler")
