@@ -48,6 +48,9 @@ SAMPLE = [
     _pick("file", "wgmma/stride_byte_offset.yaml"),
     _pick("file", "cute/gmma_descriptor.yaml"),
     _pick("number", "wgmma/smem_alignment.yaml"),
+    _pick("number", "wgmma/matrix_descriptor.yaml", ":18: 18 -> 19"),
+    _pick("enum", "wgmma/element_types.yaml", "true -> false"),
+    _pick("enum", "wgmma/element_types.yaml", "signed -> "),
     _pin("cutedsl/worked_examples.yaml"),
 ]
 

@@ -30,13 +30,15 @@ def all_cases(spec: Spec) -> Iterator[Case]:
         cutedsl,
         descriptor_checks,
         descriptor_ranges,
+        element_witness,
         fragments_checks,
         smem_layouts,
         wmma_checks,
     )
 
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
-                         cute_atoms, cutedsl, completeness, descriptor_ranges)
+                         cute_atoms, cutedsl, completeness, descriptor_ranges,
+                         element_witness)
     for module in modules:
         yield from module.cases(spec)
 
