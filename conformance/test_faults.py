@@ -12,7 +12,7 @@ that hangs past its timeout, and the worker killed with SIGKILL in the middle of
 A disk that fills while the report set is written (ENOSPC, simulated in the set writer, and
 for real on a tiny tmpfs where user namespaces allow one) leaves the previously published set
 intact and readable, no temporary file behind, one line on stderr naming what was not written,
-and a non-zero exit.
+and a non-zero exit; a run interrupted on a full disk says both and still exits 130.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ import ptxconf.run
 from ptxconf.cases import Case, Outcome, fail, passed
 from ptxconf.cli import main
 from ptxconf.gpu.session import Session, gpu_case
+from ptxconf.interrupts import Interrupted
 from ptxconf.oracle.spec import Spec
 from ptxconf.providers import Provider, RunContext, provider
 from ptxconf.report import ReportWriteError, load_results, write_set
@@ -89,8 +90,14 @@ def _sigkill(sess: Session) -> Outcome:
         timer.cancel()
 
 
+def _interrupted(sess: Session) -> Outcome:
+    """Ctrl-C landing in the middle of a case (what the signal handler raises)."""
+    raise Interrupted(signal.SIGINT)
+
+
 FAULTS: dict[str, Callable[[Session], Outcome]] = {
-    "trap_simulated": _trap_simulated, "trap": _trap, "hang": _hang, "sigkill": _sigkill}
+    "trap_simulated": _trap_simulated, "trap": _trap, "hang": _hang, "sigkill": _sigkill,
+    "interrupted": _interrupted}
 
 
 def scratch_cases(spec: Spec, ctx: RunContext) -> list[Case]:
@@ -252,6 +259,27 @@ def test_a_full_disk_keeps_the_published_set(tmp_path: Path, capsys: pytest.Capt
     results, _ = load_results(out / "results.json")
     assert [r.id for r in results if r.provider == "spec-lint"] == ["spec.lint[cute/gmma_descriptor]"]
     assert stdout.startswith("ptxconf check: "), "the run's verdict still reaches the log"
+
+
+@needs_proc
+def test_an_interrupted_run_on_a_full_disk_says_both(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        scratch_registry: None) -> None:
+    """Ctrl-C mid-run publishes what completed; when the disk is full that fails too: one line
+    says what was not written, the next that the run was interrupted, and the exit is 130."""
+    out = tmp_path / "report"
+    write_set(out, {name: f"earlier {name}" for name in SET})
+    before = _snapshot(out)
+    monkeypatch.setitem(SCENARIO, "fault", "interrupted")
+    monkeypatch.setattr(ptxconf.report.os, "fdopen", _enospc_in(out, "results.json"))
+    monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # main silences it on Ctrl-C
+    code, _, err = _check(out, capsys)
+    assert code == 130, err
+    assert err.splitlines() == [
+        f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md not written "
+        "(results.json: No space left on device); the set there before is unchanged",
+        "ptxconf: interrupted (SIGINT)"], err
+    assert _snapshot(out) == before
 
 
 def test_a_failed_move_puts_the_earlier_files_back(tmp_path: Path,

@@ -148,7 +148,11 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--quiet", action="store_true")
     ck.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
     ck.add_argument("--no-cache", action="store_true",
-                    help="prove every claim again (ignore the proof cache)")
+                    help="prove every claim and compile every kernel again (ignore the caches)")
+    ck.add_argument("--gpus", default="1", type=_gpus_arg,
+                    help="GPU cases over this many visible GPUs, or 'all' (default 1)")
+    ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
+                    help="probe workers (processes) per GPU (default: half the cores, at most 8)")
     ck.add_argument("--resume", type=_path, metavar="RUN_DIR",
                     help="finish an interrupted run: keep its completed results, run the rest, "
                          "write the whole set there")
@@ -307,6 +311,33 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     return 0
 
 
+def _gpus_arg(text: str) -> str:
+    """--gpus: 'all' or a positive count."""
+    if text != "all" and not (text.isdigit() and int(text) > 0):
+        raise argparse.ArgumentTypeError(f"expected 'all' or a positive count, got {text!r}")
+    return text
+
+
+def _positive_int(text: str) -> int:
+    if not (text.isdigit() and int(text) > 0):
+        raise argparse.ArgumentTypeError(f"expected a positive count, got {text!r}")
+    return int(text)
+
+
+def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
+    """One line on the kernel build: a warm rerun says it compiled nothing."""
+    if k["compiled"] == 0:
+        what = f"kernels: {k['modules']} modules, all from the kernel cache (nothing compiled)"
+    else:
+        what = (f"kernels: {k['compiled']} of {k['modules']} modules compiled in "
+                f"{k['seconds']} s ({k['from_cache']} from the kernel cache)")
+    if k.get("failed"):
+        what += f"; {k['failed']} failed to compile"
+    if lanes:
+        what += f"; GPU cases over {lanes['gpus']} GPU(s) x {lanes['lanes'] // lanes['gpus']} workers"
+    return what
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.progress import progress
@@ -316,7 +347,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     spec = _spec(args)
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
-                      strict=args.strict, proof_cache=not args.no_cache)
+                      strict=args.strict, proof_cache=not args.no_cache,
+                      kernel_cache=not args.no_cache, gpus=args.gpus,
+                      workers_per_gpu=args.workers_per_gpu)
     out_dir = args.resume or args.report_dir or default_report_dir()
     if args.resume is not None:
         opts.done = _resumable(args.resume, spec)
@@ -336,11 +369,16 @@ def cmd_check(args: argparse.Namespace) -> int:
         meta["seconds"] = round(time.perf_counter() - start, 3)
         meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
                               "completed": len(completed)}
-        write_reports(out_dir, completed, meta)
-        print(f"ptxconf: {len(completed)} completed results are in {out_dir} (marked incomplete); "
-              f"`ptxconf check --resume {out_dir}` runs the rest", file=sys.stderr)
+        try:
+            write_reports(out_dir, completed, meta)
+        except OSError as err:  # a full disk: say so, and still end as interrupted
+            print(f"ptxconf: error: {err}", file=sys.stderr)
+        else:
+            print(f"ptxconf: {len(completed)} completed results are in {out_dir} (marked "
+                  f"incomplete); `ptxconf check --resume {out_dir}` runs the rest", file=sys.stderr)
         raise
     meta["seconds"] = round(time.perf_counter() - start, 3)
+    meta.update({k: opts.extra[k] for k in ("kernels", "lanes") if k in opts.extra})
     if opts.done:
         meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done)}
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
@@ -361,6 +399,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         return code
     if not args.quiet:
         print(text_summary(results, args.strict))
+    if "kernels" in meta:
+        print(kernels_line(meta["kernels"], meta.get("lanes")))
     print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
     return code
 
