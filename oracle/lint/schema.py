@@ -104,7 +104,10 @@ def _tuple(item_tp: Any) -> Converter:
     def conv(value: Any, name: str) -> Any:
         if not isinstance(value, list):
             raise SchemaError(f"{name}: expected a list, got {value!r}")
-        return tuple(item(v, f"{name}[{i}]") for i, v in enumerate(value))
+        try:  # items named only when one fails (most never do; naming each is the cost)
+            return tuple([item(v, name) for v in value])
+        except SchemaError:
+            return tuple([item(v, f"{name}[{i}]") for i, v in enumerate(value)])
 
     return conv
 
