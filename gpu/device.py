@@ -53,6 +53,16 @@ def describe() -> dict[str, Any]:
     return info
 
 
+def count() -> int:
+    """How many CUDA devices this process sees (0 when CUDA is not usable)."""
+    try:
+        import cupy
+
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no driver, no device
+        return 0
+
+
 def usable_sm90a() -> tuple[bool, str]:
     """(True, device summary) when a CUDA device of compute capability 9.0 is there."""
     info = describe()

@@ -64,8 +64,19 @@ def _classify(exc: BaseException) -> tuple[str, bool]:
     return "exception", False
 
 
-def _worker_main(conn: Any) -> None:
-    """The worker loop: (name, args, kwargs) in, (status, value, kind, seconds) out."""
+def pin_device(index: int | None) -> None:
+    """Make the index-th visible GPU the only one this process sees (before CUDA starts)."""
+    if index is None:
+        return
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = visible.split(",") if visible else [str(i) for i in range(index + 1)]
+    os.environ["CUDA_VISIBLE_DEVICES"] = ids[index % len(ids)]
+
+
+def _worker_main(conn: Any, device: int | None = None) -> None:
+    """The worker loop: (name, args, kwargs) in, (status, value, kind, seconds) out. `device`:
+    which visible GPU the worker uses (None: CUDA's default)."""
+    pin_device(device)
     conn.send(("ready", os.getpid(), None, 0.0))
     while True:
         try:
@@ -92,7 +103,9 @@ def _worker_main(conn: Any) -> None:
 class ProbeRunner:
     """One worker process at a time, restarted after a fault or a timeout."""
 
-    def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0) -> None:
+    def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0,
+                 device: int | None = None) -> None:
+        self.device = device
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
@@ -105,7 +118,7 @@ class ProbeRunner:
     def _start(self) -> str | None:
         """Start a worker; None when it said it is ready, else why not."""
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child,), daemon=True,
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.device), daemon=True,
                                  name="ptxconf-probe-worker")
         proc.start()
         child.close()

@@ -211,20 +211,41 @@ class Session:
         return self._proof_probes
 
 
-def new_runner() -> Any:
-    """A probe worker with the session's time limits."""
+def new_runner(device: int | None = None) -> Any:
+    """A probe worker with the session's time limits, on the device-th visible GPU."""
     from .runner import ProbeRunner
 
-    return ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S)
+    return ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S, device=device)
 
 
 def open_session(spec: Spec, ctx: RunContext) -> Session:
-    """The run's session (made on first use, closed with the run)."""
-    sess: Session = ctx.resource(
-        SESSION_RESOURCE, lambda: Session(spec, new_runner(), host_compile=True), Session.close)
+    """The run's session (made on first use, closed with the run), on the context's GPU."""
+    def make() -> Session:
+        sess = Session(spec, new_runner(ctx.device), host_compile=True)
+        if not ctx.kernel_cache:
+            import tempfile
+            from pathlib import Path
+
+            sess.kernel_cache = Path(tempfile.mkdtemp(prefix="ptxconf-kernels-"))
+        return sess
+
+    sess: Session = ctx.resource(SESSION_RESOURCE, make, Session.close)
     if sess.spec is not spec:
         raise RuntimeError("the run's GPU session was opened for another spec")
     return sess
+
+
+@functools.cache
+def gpu_count() -> int:
+    """How many GPUs the probe worker sees (asked once per process; 0 without CUDA)."""
+    if importlib.util.find_spec("cupy") is None:
+        return 0
+    runner = new_runner()
+    try:
+        res = runner.call("device.count", timeout_s=DEVICE_TIMEOUT_S)
+    finally:
+        runner.close()
+    return int(res.value) if res.ok else 0
 
 
 @functools.cache
@@ -309,7 +330,7 @@ def placed(spec: Spec, vals: np.ndarray, lay: I.OperandLayout, size: int = 0,
     an unaligned start's absolute address can put an element before the start)."""
     bits = I.element_bits(spec, lay.dtype)
     offs = I.offsets(spec, lay)
-    if not I.offsets_injective(offs):
+    if not spec.memo(("injective", lay), lambda: I.offsets_injective(offs)):
         raise ValueError(f"{lay.atom} {lay.dtype} LBO={lay.lbo_bytes} SBO={lay.sbo_bytes}: two "
                          "elements share an address")
     unit = I.BITS_PER_BYTE if bits < I.BITS_PER_BYTE else 1
@@ -423,5 +444,5 @@ def check_starts(dump: Any, a_offset: int, b_offset: int | None = None) -> None:
 
 __all__ = ["GUARD_BYTES", "SESSION_RESOURCE", "GpuBody", "Session", "a_regs", "acc_fmt",
            "acc_values", "check_starts", "d_matrix", "desc", "desc_args", "device_line",
-           "gpu_case", "gpu_problem", "image", "launch", "lay_details", "layout", "layouts",
+           "gpu_case", "gpu_count", "gpu_problem", "image", "launch", "lay_details", "layout", "layouts",
            "new_runner", "open_session", "placed", "product", "round_up", "run_product"]

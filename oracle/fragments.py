@@ -22,7 +22,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ptxconf.oracle import facts
@@ -351,10 +351,24 @@ def fragment_map(instr: str, operand: str, spec: Spec | None = None) -> Fragment
         raise ValueError(f"operand {operand!r}: only A (register form) and D live in registers "
                          "(B is always in shared memory)")
     res = resolve(instr, spec)
-    build = _d_map if operand == "D" else _a_map
-    fmap = build(spec, res)
-    check_bijection(fmap)
-    return fmap
+    # The map depends on the fragment row, N, K and the element width, not on the rest of the
+    # name: instructions that share those share one map, built and checked once per spec.
+    if operand == "D":
+        key: tuple[object, ...] = ("D", res.frag_d.key, res.instr.n, res.itype.dtype)
+    else:
+        key = ("A", res.frag_a.key, res.instr.n, res.itype.k_elems,
+               spec.element_bits(res.itype.atype))
+
+    def build() -> FragmentMap:
+        fmap = (_d_map if operand == "D" else _a_map)(spec, res)
+        check_bijection(fmap)
+        return fmap
+
+    fmap = spec.memo(("fragment_map", *key), build)
+    if fmap.instr == res.instr.name:
+        return fmap
+    return replace(fmap, instr=res.instr.name, instruction_type=res.itype.key,
+                   valid_n_from=res.valid_n_from)
 
 
 def fragment_entries(instr: str, operand: str, spec: Spec | None = None) -> list[Entry]:

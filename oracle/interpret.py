@@ -363,7 +363,7 @@ def gather(image: np.ndarray | bytes, offs: np.ndarray, bits: int) -> np.ndarray
 # --- register fragments --------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=8192)
 def _fragment_table(instr: str, operand: str, spec_id: int) -> np.ndarray:
     spec = _SPECS[spec_id]
     from ptxconf.oracle.fragments import fragment_entries  # lazily: being written beside us

@@ -1,72 +1,178 @@
-"""`ptxconf bench`: figures for the costs that matter, measured in one run (ratios) and printed.
+"""`ptxconf bench` (`tox -e bench`): what a check costs on this machine, measured in one run.
 
-Never a timed test: these numbers are read by people. Absolute GPU times only mean something
-on the GPU machine; on a CPU machine the GPU rows say why they are absent.
+Never a timed test: these figures are read by people. Every figure comes from this run:
+
+* the variant space (`ptxconf.gpu.space.counts`);
+* `ptxconf check --gpu on`, every case, as a user runs it (a fresh process, so process start
+  is included): cold (an empty kernel cache and proof cache) and warm (the same caches again),
+  with its cases, statuses, per-provider seconds and the kernel build;
+* the naive baseline, measured in the same run on a sample of variants spread over the space:
+  each variant's kernel alone in a module compiled with no cache, every probe its own launch,
+  synchronisation and worker round trip, one after another
+  (`ptxconf.gpu.families.sweep.naive_variant`); its time for the whole space is the sample's
+  mean per variant times the variants, and the ratio is that over the cold check;
+* `ptxconf check --gpu off` cold and warm (the CPU machine's run), and spec load time.
+
+On a machine without a usable sm_90a GPU the GPU rows say why they are absent.
+
+    ptxconf bench [--out reports/bench/h100.json] [--naive-sample 24] [--json]
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
-from ptxconf.oracle.spec import Spec, load_spec
+from ptxconf.oracle.spec import Spec
 
 
-def _time(fn: Callable[[], object], repeat: int = 3) -> float:
-    """Best-of-n wall time of fn, in seconds."""
-    best = float("inf")
-    for _ in range(repeat):
+def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, Any]:
+    """One `ptxconf check` in a fresh process: wall seconds and what its results say."""
+    cmd = [sys.executable, "-m", "ptxconf", "check", *args, "--quiet",
+           "--report-dir", str(report_dir)]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True,
+                          check=False)
+    wall = time.perf_counter() - start
+    out: dict[str, Any] = {"command": "ptxconf " + " ".join(args), "wall_s": round(wall, 2),
+                           "exit_code": done.returncode,
+                           "stdout_tail": done.stdout.strip().splitlines()[-2:]}
+    path = report_dir / "results.json"
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results = data["results"]
+        per: dict[str, float] = defaultdict(float)
+        for r in results:
+            per[r.get("provider") or "?"] += r.get("seconds") or 0.0
+        out.update({"cases": len(results),
+                    "status": dict(Counter(r["status"] for r in results)),
+                    "variant_cases": sum(r["id"].startswith("gpu.variant[") for r in results),
+                    "provider_seconds": {k: round(v, 2) for k, v in sorted(per.items())},
+                    "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
+                    "run_seconds": data["meta"].get("seconds")})
+    else:
+        out["stderr_tail"] = done.stderr.strip().splitlines()[-3:]
+    return out
+
+
+def _cold_warm(args: list[str], tmp: Path, name: str) -> dict[str, Any]:
+    """The same check twice over fresh caches: cold, then warm."""
+    env = {"PTXCONF_KERNEL_CACHE": str(tmp / f"{name}-kernels"),
+           "PTXCONF_CACHE_DIR": str(tmp / f"{name}-proofs")}
+    cold = _check(args, env, tmp / f"{name}-cold")
+    warm = _check(args, env, tmp / f"{name}-warm")
+    return {"cold": cold, "warm": warm}
+
+
+def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:
+    """The naive baseline on `sample` variants spread evenly over the space."""
+    from ptxconf.gpu import space
+    from ptxconf.gpu.families.sweep import naive_variant
+    from ptxconf.gpu.session import open_session
+    from ptxconf.providers import RunContext
+    from ptxconf.results import Status
+
+    variants = space.wgmma_variants(spec)
+    step = max(1, len(variants) // max(sample, 1))
+    chosen = variants[::step][:sample]
+    ctx = RunContext(gpu="on")
+    try:
+        sess = open_session(spec, ctx)
+        sess.describe()
+        sess.runner.call("device.describe")  # the worker is up before the clock starts
         start = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - start)
-    return best
+        outcomes = [naive_variant(sess, v, str(tmp)) for v in chosen]
+        seconds = time.perf_counter() - start
+    finally:
+        ctx.close()
+    passed = sum(1 for o in outcomes if not isinstance(o, BaseException)
+                 and o.status is Status.PASS)
+    per = seconds / max(len(chosen), 1)
+    return {"sampled_variants": len(chosen), "passed": passed, "seconds": round(seconds, 2),
+            "seconds_per_variant": round(per, 3),
+            "estimate_for_space_s": round(per * len(variants), 1),
+            "how": "each variant alone: its own module compiled with no cache, one launch, one "
+                   "synchronisation and one worker round trip per probe, serial"}
 
 
-def measurements(spec: Spec) -> list[dict[str, Any]]:
-    """Each row: what, seconds, and a note."""
-    from ptxconf.oracle.canonical import SmemQuery, smem_offsets
-    from ptxconf.oracle.checks import all_cases
+def measure(spec: Spec, naive: int = 24) -> dict[str, Any]:
+    """Every figure (see the module docstring)."""
+    from ptxconf.bench_spec import spec_load_figures
+    from ptxconf.gpu import space
+    from ptxconf.gpu.session import gpu_problem
+    from ptxconf.run import _commit
 
-    rows: list[dict[str, Any]] = []
-    rows.append({"what": "load + lint spec/", "seconds": _time(lambda: load_spec(spec.root))})
-    cases = list(all_cases(spec))
-    rows.append({"what": f"self-consistency ({len(cases)} cases)",
-                 "seconds": _time(lambda: [c.run() for c in cases], repeat=1)})
-    q = SmemQuery("bf16", "K", "128B", 64, 64, 16, 1024)
-    rows.append({"what": "smem_offsets 64x64 bf16 K_SW128",
-                 "seconds": _time(lambda: smem_offsets(spec, q))})
-    try:
-        from ptxconf.oracle.proofs.cases import proof_cases
-    except ImportError:
-        rows.append({"what": "proofs", "seconds": None, "note": "proofs module absent"})
-    else:
-        pcs = list(proof_cases(spec, timeout_s=60))
-        rows.append({"what": f"proofs ({len(pcs)} claims)",
-                     "seconds": _time(lambda: [c.run() for c in pcs], repeat=1)})
-    try:
-        from ptxconf.gpu.witness import witness_available, witness_cases
-    except ImportError:
-        rows.append({"what": "assembler witness", "seconds": None, "note": "gpu.witness absent"})
-    else:
-        ok, why = witness_available()
-        if ok:
-            wcs = list(witness_cases(spec))
-            rows.append({"what": f"assembler witness ({len(wcs)} cases, NVRTC)",
-                         "seconds": _time(lambda: [c.run() for c in wcs], repeat=1)})
+    figures: dict[str, Any] = {"commit": _commit(), "cpus": os.cpu_count(),
+                               "space": space.counts(spec)}
+    with tempfile.TemporaryDirectory(prefix="ptxconf-bench-") as tmp_:
+        tmp = Path(tmp_)
+        problem = gpu_problem()
+        if problem is None:
+            figures["device"] = _device()
+            figures["check_gpu_on"] = _cold_warm(["--gpu", "on"], tmp, "gpu")
+            figures["naive"] = naive_sample(spec, naive, tmp)
+            cold = figures["check_gpu_on"]["cold"]["wall_s"]
+            figures["speedup_vs_naive_cold"] = round(
+                figures["naive"]["estimate_for_space_s"] / max(cold, 1e-9), 1)
         else:
-            rows.append({"what": "assembler witness", "seconds": None, "note": why})
-    return rows
+            figures["device"] = {"unusable": problem}
+        figures["check_gpu_off"] = _cold_warm(["--gpu", "off"], tmp, "cpu")
+    figures["spec_load"] = spec_load_figures()
+    return figures
 
 
-def run_bench(spec: Spec, as_json: bool = False) -> int:
-    """Print the table (or JSON)."""
-    rows = measurements(spec)
-    if as_json:
-        print(json.dumps({"bench": rows}))
-        return 0
-    for r in rows:
-        secs = "-" if r["seconds"] is None else f"{r['seconds'] * 1e3:10.1f} ms"
-        print(f"{r['what']:50} {secs:>14}  {r.get('note', '')}")
+def _device() -> dict[str, Any]:
+    """The device and its software stack, from a probe worker."""
+    from ptxconf.gpu.session import gpu_count, new_runner
+
+    runner = new_runner()
+    try:
+        res = runner.call("device.describe", timeout_s=180)
+    finally:
+        runner.close()
+    info = dict(res.value) if res.ok else {"error": res.error}
+    info["visible_gpus"] = gpu_count()
+    return info
+
+
+def _lines(f: dict[str, Any]) -> list[str]:
+    out = [f"space: {f['space']}"]
+    dev = f.get("device", {})
+    out.append("device: " + (dev.get("unusable") or f"{dev.get('name')} (driver "
+                             f"{dev.get('cuda_driver_version')}, {dev.get('visible_gpus')} GPU(s))"))
+    for key in ("check_gpu_on", "check_gpu_off"):
+        if key not in f:
+            continue
+        for phase in ("cold", "warm"):
+            r = f[key][phase]
+            k = r.get("kernels") or {}
+            out.append(f"{r['command']:28} {phase}: {r['wall_s']:7.1f} s wall (process start "
+                       f"included), {r.get('cases', '?')} cases {r.get('status', '')}, kernels "
+                       f"compiled {k.get('compiled', '-')}, exit {r['exit_code']}")
+    if "naive" in f:
+        n = f["naive"]
+        out.append(f"naive baseline: {n['seconds_per_variant']} s per variant over "
+                   f"{n['sampled_variants']} sampled -> {n['estimate_for_space_s']} s for the space;"
+                   f" cold check is {f['speedup_vs_naive_cold']}x faster")
+    for row in f.get("spec_load", []):
+        out.append(f"spec load: {row}")
+    return out
+
+
+def run_bench(spec: Spec, as_json: bool = False, out: Path | None = None,
+              naive: int = 24) -> int:
+    """Measure, print (a table or JSON), and write the JSON to `out` when given."""
+    figures = measure(spec, naive)
+    text = json.dumps(figures, indent=1, default=str)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    print(text if as_json else "\n".join(_lines(figures)))
     return 0

@@ -181,9 +181,13 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--expect", type=_path, action="append", default=[],
                     help="merge: a per-device expectation file (YAML), repeatable")
 
-    bn = sub.add_parser("bench", help="print timings of the oracle, proofs and compiler")
+    bn = sub.add_parser("bench", help="measure check cold and warm, against a naive baseline "
+                        "(prints figures; see ptxconf.bench)")
     bn.add_argument("--spec-dir", type=Path)
     bn.add_argument("--json", action="store_true")
+    bn.add_argument("--out", type=Path, help="also write the figures there as JSON")
+    bn.add_argument("--naive-sample", type=_positive_int, default=24, metavar="N",
+                    help="variants the naive baseline is measured on (default 24)")
     return p
 
 
@@ -493,7 +497,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Print timings (see ptxconf.bench)."""
     from ptxconf.bench import run_bench
 
-    return run_bench(_spec(args), as_json=args.json)
+    return run_bench(_spec(args), as_json=args.json, out=args.out, naive=args.naive_sample)
 
 
 def cmd_show(args: argparse.Namespace) -> int:

@@ -25,6 +25,10 @@ class RunContext:
     proof_timeout_s: float = 20.0
     #: Reuse decided proof outcomes from the disk cache (oracle/proofs/cache.py).
     proof_cache: bool = False
+    #: Reuse compiled kernel modules from the disk cache (ptxconf/gpu/kcache.py).
+    kernel_cache: bool = True
+    #: Which visible GPU this context's probe worker uses (None: CUDA's default).
+    device: int | None = None
     shared: dict[str, Any] = field(default_factory=dict)
     closers: list[Callable[[], None]] = field(default_factory=list)
 

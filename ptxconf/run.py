@@ -7,6 +7,7 @@ import os
 import platform
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,11 @@ class RunOptions:
     proof_timeout_s: float = 20.0
     proof_cache: bool = True
     strict: bool = False
+    #: Reuse compiled kernel modules (ptxconf.gpu.kcache); --no-cache compiles them all.
+    kernel_cache: bool = True
+    #: --gpus: how many visible GPUs ("all" or a count) and probe workers per GPU (None: auto).
+    gpus: str = "1"
+    workers_per_gpu: int | None = None
     #: --resume: results of an earlier, interrupted run, kept instead of run again.
     done: dict[str, Result] = field(default_factory=dict)
     extra: dict[str, Any] = field(default_factory=dict)
@@ -82,19 +88,114 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
             yield result
 
 
+def _sequential(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
+                emit: Callable[[Result], None]) -> list[Result]:
+    out = []
+    for prov in provs:
+        for res in _provider_results(prov, spec, opts, ctx):
+            out.append(res)
+            emit(res)
+    return out
+
+
+def lane_count(opts: RunOptions) -> tuple[int, int]:
+    """(GPUs, lanes) for the GPU cases: --gpus and --workers-per-gpu, on this machine."""
+    from ptxconf.gpu.session import gpu_count
+    from ptxconf.lanes import auto_workers
+
+    visible = gpu_count()
+    gpus = visible if opts.gpus == "all" else min(int(opts.gpus), visible)
+    gpus = max(gpus, 1)
+    return gpus, gpus * (opts.workers_per_gpu or auto_workers(gpus))
+
+
+def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
+                 emit: Callable[[Result], None]) -> list[Result]:
+    """The GPU providers' results: over lanes (ptxconf.lanes) where a GPU is here and more than
+    one lane is asked for, else one after another in this process."""
+    if opts.gpu == "off" or not provs or any(p.problem() is not None for p in provs):
+        return _sequential(provs, spec, opts, ctx, emit)
+    gpus, lanes = lane_count(opts)
+    if lanes <= 1:
+        out = _sequential(provs, spec, opts, ctx, emit)
+        sess = ctx.shared.get("gpu.session")
+        if sess is not None and sess.built:
+            opts.extra["kernels"] = kernel_note(sess.built, sess.build_seconds)
+        return out
+    from ptxconf import lanes as L
+
+    kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
+    for r in kept:
+        emit(r)
+    folder = _kernel_folder(opts)
+    built = L.build_kernels(spec, folder)
+    if built is not None:
+        opts.extra["kernels"] = kernel_note(*built)
+    jobs = L.plan_jobs(spec, provs, lambda i: i not in opts.done and _selected_id(i, opts.only),
+                       gpus)
+    opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs)}
+    return kept + L.run_lanes(spec, jobs, lanes, str(folder), emit)
+
+
+def _selected_id(case_id: str, only: str | None) -> bool:
+    return not only or only in case_id
+
+
+def _kernel_folder(opts: RunOptions) -> Path:
+    """The kernel cache, or a fresh folder under --no-cache."""
+    from ptxconf.gpu.kcache import cache_dir
+
+    if opts.kernel_cache:
+        return cache_dir()
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="ptxconf-kernels-"))
+
+
+def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """What the kernel build did: modules, how many came from the cache, compile seconds."""
+    cached = sum(1 for b in built.values() if b.cached)
+    return {"modules": len(built), "from_cache": cached, "compiled": len(built) - cached,
+            "failed": sum(1 for b in built.values() if not b.ok), "seconds": round(seconds, 3)}
+
+
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
-    """Run every case of every provider, each result judged against the known findings."""
-    results: list[Result] = []
+    """Run every case of every provider, each result judged against the known findings: the
+    CPU providers in this thread while the GPU providers run beside them (their own thread,
+    and their lanes' processes). Results come back in registry order."""
+    lock = threading.Lock()
+
+    def emit(r: Result) -> None:
+        with lock:
+            on_result(r)
+
+    provs = providers(opts)
+    cpu = tuple(p for p in provs if not p.gpu)
+    gpu = tuple(p for p in provs if p.gpu)
     ctx = RunContext(gpu=opts.gpu, proof_timeout_s=opts.proof_timeout_s,
-                     proof_cache=opts.proof_cache)
+                     proof_cache=opts.proof_cache, kernel_cache=opts.kernel_cache)
+    gpu_out: list[Result] = []
+    gpu_err: list[BaseException] = []
+
+    def gpu_part() -> None:
+        try:
+            gpu_out.extend(_gpu_results(gpu, spec, opts, ctx, emit))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
+            gpu_err.append(exc)
+
+    thread = threading.Thread(target=gpu_part, name="ptxconf-gpu", daemon=True)
+    thread.start()
     try:
-        for prov in providers(opts):
-            for res in _provider_results(prov, spec, opts, ctx):
-                results.append(res)
-                on_result(res)
+        cpu_out = _sequential(cpu, spec, opts, ctx, emit)
+        while thread.is_alive():
+            thread.join(0.2)
+            interrupts.check()
     finally:
-        ctx.close()
-    return results
+        if not thread.is_alive():
+            ctx.close()
+    if gpu_err:
+        raise gpu_err[0]
+    return cpu_out + gpu_out
 
 
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:

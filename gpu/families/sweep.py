@@ -274,6 +274,15 @@ def _variant_body(v: WgmmaVariant) -> Callable[[Session], Outcome]:
     return body
 
 
+def module_of(spec: Spec, case_id: str) -> str:
+    """The compile module a gpu.variant case's kernel lives in (its cases run together)."""
+    def make() -> dict[str, str]:
+        return {P.Planned(P.CHECK_VARIANT, variant_key(v)).id: key
+                for key, mod in P.plan(spec).wgmma_batches.items() for v in mod}
+
+    return spec.memo(("sweep.module_of",), make).get(case_id, "")
+
+
 def sweep_plan(spec: Spec) -> list[P.Planned]:
     """gpu.variant[...] for every variant of the space, module by module."""
     return [P.Planned(P.CHECK_VARIANT, variant_key(v), (v,))
@@ -290,3 +299,30 @@ def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
     """Every instruction variant, in module order."""
     for p in sweep_plan(spec):
         yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _variant_body(*p.args))
+
+
+def naive_variant(sess: Session, v: WgmmaVariant, folder: str) -> Outcome | BaseException:
+    """The baseline `ptxconf bench` measures against: the same checks of one variant with its
+    kernel alone in a module compiled with no cache, and every probe its own launch, its own
+    synchronisation and its own worker round trip."""
+    import os
+
+    from .. import build
+
+    res = build.nvrtc_compile(build.wgmma_source([v]), build.ARCH_OPTIONS, cache=False)
+    if not res.ok or res.cubin is None:
+        return fail(f"{v.kernel_name}: did not compile: {res.log[:200]}", code="compile_failed")
+    path = os.path.join(folder, f"naive_{v.kernel_name}.cubin")
+    with open(path, "wb") as f:
+        f.write(res.cubin)
+    sess.runner.call("load_module", [v], path)
+    sess.memo.clear()
+    sets = probe_sets(sess, v)
+    dumps = []
+    for launches, _ in sets:
+        for kw in launches:
+            one = sess.runner.call("run_wgmma_dump", v, **kw)
+            if not one.ok:
+                return fail(f"{v.kernel_name}: {one.error}", code="gpu_fault")
+            dumps.append(one.value)
+    return _outcome(v, sets, dumps)

@@ -1,0 +1,142 @@
+"""GPU cases over many probe workers at once: `--gpus N|all` x `--workers-per-gpu K` lanes.
+
+A lane is a process of a `concurrent.futures.ProcessPoolExecutor` with its own GPU session
+(its own probe worker, pinned to one visible GPU). The GPU cases are cut into jobs that keep
+what shares work together: the device provider's cases (the device and every module's
+all-ones test) are one job; each compiled module's variant cases are one job (one worker call
+runs the module); the other families go in chunks of `CHUNK` cases. Job i runs on GPU
+i mod N. Before the lanes start, the main process builds every kernel module into the kernel
+cache (`ptxconf.gpu.kcache`, all cores), so that no lane compiles.
+
+Results stream back as jobs finish and are put back in case order; a job whose lane died
+gives each of its cases a failing result that says so (nothing is lost silently).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ptxconf.cases import execute
+from ptxconf.oracle.findings import judge
+from ptxconf.oracle.spec import Spec, load_spec
+from ptxconf.providers import Provider, RunContext, provider
+from ptxconf.results import Result, Status
+
+#: Cases per job of the families that are not cut by module.
+CHUNK = 32
+#: Lanes per GPU when not asked: enough to keep one GPU busy with host work on several cores.
+MAX_AUTO_WORKERS_PER_GPU = 8
+
+
+@dataclass(frozen=True)
+class Job:
+    """Some case ids of one provider, to run on one GPU."""
+
+    provider: str
+    ids: tuple[str, ...]
+    device: int
+
+
+def auto_workers(gpus: int) -> int:
+    """Lanes per GPU when not asked: half the cores over the GPUs, at most 8."""
+    return max(1, min(MAX_AUTO_WORKERS_PER_GPU, (os.cpu_count() or 2) // (2 * max(gpus, 1))))
+
+
+def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
+    """A provider's case ids cut into jobs (see the module docstring)."""
+    if prov.name == "gpu-device":
+        return [tuple(ids)] if ids else []
+    if prov.name == "gpu-sweep":
+        from ptxconf.gpu.families.sweep import module_of
+
+        groups: dict[str, list[str]] = {}
+        for i in ids:
+            groups.setdefault(module_of(spec, i), []).append(i)
+        return [tuple(g) for g in groups.values()]
+    return [tuple(ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK)]
+
+
+def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],
+              gpus: int) -> list[Job]:
+    """Every job, in run order, each on GPU (index mod gpus)."""
+    jobs: list[Job] = []
+    for prov in provs:
+        listed = prov.case_ids(spec) or []
+        ids = [c.id for c in listed if selected(c.id)]
+        for group in group_ids(spec, prov, ids):
+            jobs.append(Job(prov.name, group, len(jobs) % max(gpus, 1)))
+    return jobs
+
+
+# --- in a lane process ---------------------------------------------------------------------
+
+_LANE: dict[int, tuple[Spec, RunContext]] = {}
+
+
+def run_job(spec_root: str, job: Job, kernel_folder: str) -> list[Result]:
+    """Run one job's cases in this lane process (its session is kept for the next job)."""
+    from ptxconf.gpu.kcache import CACHE_ENV
+
+    os.environ[CACHE_ENV] = kernel_folder
+    if job.device not in _LANE:
+        _LANE[job.device] = (load_spec(Path(spec_root)), RunContext(gpu="on", device=job.device))
+    spec, ctx = _LANE[job.device]
+    cases = {c.id: c for c in provider(job.provider).load(spec, ctx) if c.id in set(job.ids)}
+    return [judge(execute(cases[i])) for i in job.ids]
+
+
+# --- in the main process -------------------------------------------------------------------
+
+
+def lost(job: Job, why: str) -> list[Result]:
+    """Failing results for a job whose lane gave no answer."""
+    return [Result(i, i.split("[", 1)[0], Status.FAIL, f"its GPU lane gave no result: {why}",
+                   code="gpu_fault", provider=job.provider) for i in job.ids]
+
+
+def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int, kernel_folder: str,
+              on_result: Callable[[Result], None]) -> list[Result]:
+    """Every job over `lanes` processes; results in job order, each reported as it lands."""
+    done: dict[int, list[Result]] = {}
+    with ProcessPoolExecutor(max_workers=max(1, min(lanes, len(jobs) or 1)),
+                             mp_context=mp.get_context("spawn")) as pool:
+        futures: dict[Future[list[Result]], int] = {
+            pool.submit(run_job, str(spec.root), job, kernel_folder): n
+            for n, job in enumerate(jobs)}
+        try:
+            pending = set(futures)
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    n = futures[fut]
+                    try:
+                        done[n] = fut.result()
+                    except Exception as exc:  # noqa: BLE001 - a lane that died: its cases fail
+                        done[n] = lost(jobs[n], f"{type(exc).__name__}: {exc}")
+                    for r in done[n]:
+                        on_result(r)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+    return [r for n in range(len(jobs)) for r in done[n]]
+
+
+def build_kernels(spec: Spec, folder: Path) -> Any:
+    """Every kernel module of the plan into `folder`, with every core: (built, seconds), or
+    None where the host has no NVRTC (the lanes' workers then compile through CuPy)."""
+    from ptxconf.gpu import build, kcache
+    from ptxconf.gpu.session import Session
+
+    if build.nvrtc_problem() is not None:
+        return None
+    return kcache.timed_build_all(Session(spec, None).modules(), folder=folder)
+
+
+__all__ = ["CHUNK", "Job", "auto_workers", "build_kernels", "group_ids", "lost", "plan_jobs",
+           "run_job", "run_lanes"]
