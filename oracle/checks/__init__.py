@@ -31,6 +31,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
         descriptor_checks,
         descriptor_ranges,
         element_witness,
+        figure_ties,
         fragments_checks,
         smem_layouts,
         wmma_checks,
@@ -38,7 +39,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
 
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                          cute_atoms, cutedsl, completeness, descriptor_ranges,
-                         element_witness)
+                         element_witness, figure_ties)
     for module in modules:
         yield from module.cases(spec)
 
