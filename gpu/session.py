@@ -236,33 +236,33 @@ def open_session(spec: Spec, ctx: RunContext) -> Session:
 
 
 @functools.cache
-def gpu_count() -> int:
-    """How many GPUs the probe worker sees (asked once per process; 0 without CUDA)."""
+def _gpu_probe() -> tuple[str | None, int]:
+    """(why no usable sm_90a device is here or None, how many GPUs are visible), asked in one
+    probe worker once per process: the answer is the machine's."""
     if importlib.util.find_spec("cupy") is None:
-        return 0
-    runner = new_runner()
-    try:
-        res = runner.call("device.count", timeout_s=DEVICE_TIMEOUT_S)
-    finally:
-        runner.close()
-    return int(res.value) if res.ok else 0
-
-
-@functools.cache
-def gpu_problem() -> str | None:
-    """None when a usable sm_90a device is found (asked in a probe worker); else why not.
-    Asked once per process: the answer is the machine's."""
-    if importlib.util.find_spec("cupy") is None:
-        return "CuPy not importable: No module named 'cupy' (pip install cupy-cuda13x on a GPU node)"
+        return ("CuPy not importable: No module named 'cupy' (pip install cupy-cuda13x on a GPU "
+                "node)", 0)
     runner = new_runner()
     try:
         res = runner.call("device.usable_sm90a", timeout_s=DEVICE_TIMEOUT_S)
+        count = runner.call("device.count", timeout_s=DEVICE_TIMEOUT_S) if res.ok else None
     finally:
         runner.close()
     if not res.ok:
-        return f"device check failed in the probe worker: {res.error}"
+        return f"device check failed in the probe worker: {res.error}", 0
     ok, why = res.value
-    return None if ok else str(why)
+    visible = int(count.value) if count is not None and count.ok else 0
+    return (None if ok else str(why)), visible
+
+
+def gpu_problem() -> str | None:
+    """None when a usable sm_90a device is found (asked in a probe worker); else why not."""
+    return _gpu_probe()[0]
+
+
+def gpu_count() -> int:
+    """How many GPUs the probe worker sees (0 without CUDA)."""
+    return _gpu_probe()[1]
 
 
 #: A GPU case body: gets the run's session; returns an outcome (or a pass message), or

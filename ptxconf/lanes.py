@@ -30,8 +30,10 @@ from ptxconf.results import Result, Status
 
 #: Cases per job of the families that are not cut by module.
 CHUNK = 32
-#: Lanes per GPU when not asked: enough to keep one GPU busy with host work on several cores.
-MAX_AUTO_WORKERS_PER_GPU = 8
+#: Lanes per GPU when not asked: the host work of the checks keeps a GPU waiting, so every core
+#: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
+MAX_AUTO_WORKERS_PER_GPU = 16
+CORES_FOR_CPU_PROVIDERS = 4
 
 
 @dataclass(frozen=True)
@@ -44,8 +46,9 @@ class Job:
 
 
 def auto_workers(gpus: int) -> int:
-    """Lanes per GPU when not asked: half the cores over the GPUs, at most 8."""
-    return max(1, min(MAX_AUTO_WORKERS_PER_GPU, (os.cpu_count() or 2) // (2 * max(gpus, 1))))
+    """Lanes per GPU when not asked: the cores but CORES_FOR_CPU_PROVIDERS over the GPUs."""
+    cores = (os.cpu_count() or 2) - CORES_FOR_CPU_PROVIDERS
+    return max(1, min(MAX_AUTO_WORKERS_PER_GPU, cores // max(gpus, 1)))
 
 
 def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:

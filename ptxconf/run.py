@@ -98,6 +98,32 @@ def _sequential(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
     return out
 
 
+def _beside(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
+            emit: Callable[[Result], None]) -> list[Result]:
+    """The CPU providers each in a thread of its own (Z3 and NVRTC run outside the GIL), this
+    thread waiting; results in registry order. A signal stops them at their next case."""
+    outs: list[list[Result]] = [[] for _ in provs]
+    errs: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            outs[i].extend(_sequential((provs[i],), spec, opts, ctx, emit))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            errs.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,), daemon=True, name=f"ptxconf-{p.name}")
+               for i, p in enumerate(provs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.2)
+            interrupts.check()
+    if errs:
+        raise errs[0]
+    return [r for out in outs for r in out]
+
+
 def lane_count(opts: RunOptions) -> tuple[int, int]:
     """(GPUs, lanes) for the GPU cases: --gpus and --workers-per-gpu, on this machine."""
     from ptxconf.gpu.session import gpu_count
@@ -186,7 +212,7 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     thread = threading.Thread(target=gpu_part, name="ptxconf-gpu", daemon=True)
     thread.start()
     try:
-        cpu_out = _sequential(cpu, spec, opts, ctx, emit)
+        cpu_out = _beside(cpu, spec, opts, ctx, emit)
         while thread.is_alive():
             thread.join(0.2)
             interrupts.check()
