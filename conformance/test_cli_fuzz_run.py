@@ -138,8 +138,9 @@ def test_any_check_command_line_ends_cleanly(tmp_path: Path, monkeypatch: pytest
 def test_any_prove_command_line_ends_cleanly(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                             capsys: pytest.CaptureFixture[str],
                                             argv: list[str]) -> None:
-    code, out, err, _ = _run(argv, tmp_path, capsys, monkeypatch)
+    code, out, err, written = _run(argv, tmp_path, capsys, monkeypatch)
     _ends_cleanly(argv, code, err)
+    assert not written, (argv, "prove wrote a report")
     if code in (0, 1) and "-h" not in argv:  # bad input never becomes a proof that raised
         rows = json.loads(out)["results"] if "--json" in argv else [
             {"status": line.split()[0]} for line in out.splitlines()]
