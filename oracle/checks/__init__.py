@@ -33,13 +33,14 @@ def all_cases(spec: Spec) -> Iterator[Case]:
         element_witness,
         figure_ties,
         fragments_checks,
+        register_types,
         smem_layouts,
         wmma_checks,
     )
 
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                          cute_atoms, cutedsl, completeness, descriptor_ranges,
-                         element_witness, figure_ties)
+                         element_witness, figure_ties, register_types)
     for module in modules:
         yield from module.cases(spec)
 
