@@ -252,18 +252,24 @@ def wmma_key(v: WmmaVariant, mem_layout: str | None = None) -> str:
 
 
 def wmma_plan(spec: Spec) -> list[Planned]:
-    """Loads (a/b in their compiled layout, the accumulator both ways), stores, and last the
-    alignment cases (these may fault, and each fault costs a worker restart)."""
+    """Loads (a/b in their compiled layout, the accumulator both ways) and stores, from global
+    memory and then from shared memory (`<key>@shared`), and last the alignment cases (these
+    may fault, and each fault costs a worker restart)."""
     wm = plan(spec).wmma
     out: list[Planned] = []
-    for v in wm:
-        if v.op == "load" and v.matrix != "c":
-            out.append(Planned(CHECK_WMMA_LOAD, wmma_key(v), (v, v.layout or "row")))
-        elif v.op == "load":
-            out += [Planned(CHECK_WMMA_LOAD, wmma_key(v, ml), (v, ml)) for ml in ("row", "col")]
-    for v in wm:
-        if v.op == "store":
-            out += [Planned(CHECK_WMMA_STORE, wmma_key(v, ml), (v, ml)) for ml in ("row", "col")]
+    for memory in space.WMMA_MEMORIES:
+        tail = "" if memory == "global" else f"@{memory}"
+        for v in wm:
+            if v.op == "load" and v.matrix != "c":
+                out.append(Planned(CHECK_WMMA_LOAD, wmma_key(v) + tail,
+                                   (v, v.layout or "row", memory)))
+            elif v.op == "load":
+                out += [Planned(CHECK_WMMA_LOAD, wmma_key(v, ml) + tail, (v, ml, memory))
+                        for ml in ("row", "col")]
+        for v in wm:
+            if v.op == "store":
+                out += [Planned(CHECK_WMMA_STORE, wmma_key(v, ml) + tail, (v, ml, memory))
+                        for ml in ("row", "col")]
     seen: set[str] = set()
     for v in wm:
         if v.op == "load" and v.matrix == "a" and v.layout == "row" and v.shape not in seen:

@@ -66,7 +66,7 @@ def _index_memory(spec: Spec, dtype: str, count: int, plan_: I.DigitPlan, j: int
 
 
 def _load(sess: Session, v: WmmaVariant, ld: int, mem_layout: str,
-          offset_bytes: int = 0) -> WmmaLoad | Any:
+          offset_bytes: int = 0, memory: str = "global") -> WmmaLoad | Any:
     """Index-coded load; returns the decoded map, or the failed ProbeResult."""
     spec = sess.spec
     rows, cols = _geometry(v)
@@ -77,7 +77,8 @@ def _load(sess: Session, v: WmmaVariant, ld: int, mem_layout: str,
     frag_bytes = num = 0
     for j in range(plan_.digits):
         mem = _index_memory(spec, v.dtype, count, plan_, j, offset_bytes)
-        kw: dict[str, Any] = {"ldm": ld, "offset_bytes": offset_bytes}
+        kw: dict[str, Any] = {"ldm": ld, "offset_bytes": offset_bytes,
+                              "use_smem": memory == "shared"}
         if v.matrix == "c":
             kw["col_major"] = mem_layout == "col"
         res = sess.call("run_wmma_load", v, mem, variants=[v], **kw)
@@ -118,24 +119,24 @@ def _coverage(load: WmmaLoad, ld: int, rows: int, cols: int) -> tuple[list[str],
     return problems, [int(covered.min()), int(covered.max())]
 
 
-def _load_body(key: str, v: WmmaVariant, mem_layout: str) -> GpuBody:
+def _load_body(key: str, v: WmmaVariant, mem_layout: str, memory: str = "global") -> GpuBody:
     def body(sess: Session) -> Outcome:
         spec = sess.spec
         rows, cols = _geometry(v)
         ld0 = _shape_row(spec, v).stride_elems(v.matrix, mem_layout)
-        first = _load(sess, v, ld0, mem_layout)
+        first = _load(sess, v, ld0, mem_layout, memory=memory)
         if not isinstance(first, WmmaLoad):
             raise fail(f"{v.kernel_name}: the load failed ({first.error_kind}): {first.error}",
                        code="gpu_fault")
         step = max(1, first.fragment_bytes * _BYTE // I.element_bits(spec, v.dtype))
         ld1 = ld0 + step
-        second = _load(sess, v, ld1, mem_layout)
+        second = _load(sess, v, ld1, mem_layout, memory=memory)
         if not isinstance(second, WmmaLoad):
             raise fail(f"{v.kernel_name} ldm={ld1}: the load failed ({second.error_kind}): "
                        f"{second.error}", code="gpu_fault")
         fields: dict[str, Any] = {
             "kernel": v.kernel_name, "matrix": f"{rows}x{cols} {mem_layout}-major",
-            "default_ldm_elems": ld0, "padded_ldm_elems": ld1,
+            "memory": memory, "default_ldm_elems": ld0, "padded_ldm_elems": ld1,
             "fragment_bytes": first.fragment_bytes, "num_elements": first.num_elements,
             "map_fingerprint": I.fingerprint(first.cells), "map": I.map_lines(first.cells),
             "observation": "the wmma fragment map is officially unspecified: recorded, not "
@@ -153,11 +154,27 @@ def _load_body(key: str, v: WmmaVariant, mem_layout: str) -> GpuBody:
         fields["stride_diff"] = diff.details()
         if not diff.ok:
             problems.append(f"the stride changed the fragment map: {diff.message()}")
+        where = "from global memory"
+        if memory != "global":
+            glob = _load(sess, v, ld0, mem_layout)
+            if not isinstance(glob, WmmaLoad):
+                raise fail(f"{v.kernel_name}: the global-memory load failed: {glob.error}",
+                           code="gpu_fault")
+            same = I.diff_grid(f"fragment map from {memory} vs global memory",
+                               glob.cells[..., 0] * cols + glob.cells[..., 1],
+                               first.cells[..., 0] * cols + first.cells[..., 1],
+                               axes=("lane", "element"),
+                               fmt=lambda c: f"({int(c) // cols},{int(c) % cols})")
+            fields["memory_diff"] = same.details()
+            if not same.ok:
+                problems.append(f"the {memory}-memory map differs: {same.message()}")
+            where = f"from {memory} memory, the same map as from global memory"
         if problems:
             raise fail(f"{v.kernel_name}: " + "; ".join(problems), code="silicon_disagrees",
                        **fields)
         lo, hi = fields[f"copies_per_element_ldm{ld0}"]
-        return passed(f"{rows}x{cols} {mem_layout}-major, ldm {ld0} and {ld1}: every element in "
+        return passed(f"{rows}x{cols} {mem_layout}-major {where}, ldm {ld0} and {ld1}: every "
+                      "element in "
                       f"a fragment ({lo}-{hi} copies), the same map for both strides, "
                       f"{first.num_elements} elements x {v.facts.warp_threads} lanes (map "
                       f"{fields['map_fingerprint']})", code="observed", **fields)
@@ -173,7 +190,7 @@ def _lane_fmt(num: int) -> Callable[[Any], str]:
     return fmt
 
 
-def _store_body(key: str, v: WmmaVariant, mem_layout: str) -> GpuBody:
+def _store_body(key: str, v: WmmaVariant, mem_layout: str, memory: str = "global") -> GpuBody:
     def body(sess: Session) -> Outcome:
         spec = sess.spec
         rows, cols = _geometry(v)
@@ -190,13 +207,14 @@ def _store_body(key: str, v: WmmaVariant, mem_layout: str) -> GpuBody:
         words = I.wmma_fill_words(I.encode(spec, v.dtype, codes), fb, bits, -(-fb // 4))
         step = max(1, fb * _BYTE // bits)
         fields: dict[str, Any] = {"kernel": v.kernel_name, "reference_load": load_v.kernel_name,
-                                  "matrix": f"{rows}x{cols} {mem_layout}-major"}
+                                  "matrix": f"{rows}x{cols} {mem_layout}-major", "memory": memory}
         problems = []
         for ld in (ld0, ld0 + step):
             span = I.wmma_span_elems(rows, cols, mem_layout, ld)
             size = round_up(-(-(span + WMMA_GUARD_ELEMS) * bits // _BYTE), 16)
             res = sess.call("run_wmma_store", v, words, b"\xff" * size, ldm=ld,
-                            col_major=mem_layout == "col", variants=[v])
+                            col_major=mem_layout == "col", use_smem=memory == "shared",
+                            variants=[v])
             if not res.ok:
                 raise fail(f"{v.kernel_name} ldm={ld}: the store failed ({res.error_kind}): "
                            f"{res.error}", code="gpu_fault", **fields)
@@ -223,7 +241,8 @@ def _store_body(key: str, v: WmmaVariant, mem_layout: str) -> GpuBody:
         if problems:
             raise fail(f"{v.kernel_name}: " + "; ".join(problems), code="silicon_disagrees",
                        **fields)
-        return passed(f"{rows}x{cols} {mem_layout}-major: store puts every fragment element "
+        return passed(f"{rows}x{cols} {mem_layout}-major, {memory} memory: store puts every "
+                      "fragment element "
                       f"where the load takes it from, ldm {ld0} and {ld0 + step}, nothing "
                       "outside the matrix", **fields)
 
