@@ -330,6 +330,22 @@ class Emulator:
 
     _run_wgmma_blocks = _run_wgmma_batch
 
+    # mma.sync (SM70 atoms): the documented model reads A and B, and writes D, where the
+    # atom's layouts say
+
+    def _run_mma_sync(self, v: Any, a_words: np.ndarray, b_words: np.ndarray,
+                      c_words: np.ndarray) -> np.ndarray:
+        from ptxconf.gpu.families import mma_sync as MS
+
+        lanes = MS.quadpair_lanes(self.spec, v.thr_id)
+        def operand(words: np.ndarray, layout: str) -> np.ndarray:
+            raw = MS.unpack(self.spec, words, lanes, MS.slots(layout, 8, 4), (8, 4), "f16")
+            return I.decode(self.spec, "f16", raw.reshape(-1)).reshape(raw.shape)
+
+        a, b = operand(a_words, v.a_layout), operand(b_words, v.b_layout)
+        d = np.einsum("qmk,qnk->qmn", a.astype(np.int64), b.astype(np.int64))
+        return MS.pack(self.spec, d, lanes, MS.slots(v.c_layout, 8, 8), v.nreg_d, v.acc)
+
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:
         return [self._run_wgmma_batch(v, launches) for v, launches in jobs]
 
@@ -470,7 +486,9 @@ def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
 def test_every_gpu_family_is_a_provider() -> None:
     names = [p.name for p in GPU_PROVIDERS]
     assert names == ["gpu-device", "gpu-sweep", "gpu-discovery", "gpu-address", "gpu-hypotheses",
-                     "gpu-mistakes", "gpu-wmma"]
+                     "gpu-mistakes", "gpu-mma_sync", "gpu-wmma"]
+    assert {i for i in GPU_IDS if i.startswith("gpu.mma_sync[")} == {
+        f"gpu.mma_sync[SM70_8x8x4_{d}F16F16{d}_{ab}]" for d in ("F32", "F16") for ab in ("NT", "TN")}
     assert "gpu.variant[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:t11]" in GPU_IDS
     assert GPU_IDS[:2] == ["gpu.device[sm_90a]", "gpu.compile[wgmma:00]"]
 

@@ -484,3 +484,17 @@ def load_kernels(variants: Iterable[Any], cubin_path: str) -> dict[Any, Any]:
             if v not in _kernels:
                 _kernels[v] = module.get_function(v.kernel_name)
         return {v: _kernels[v] for v in vs}
+
+
+def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
+    """CuPy kernels for SM70 mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
+    from .mma_sync import source
+
+    vs = _unique(variants)
+    with _lock:
+        missing = [v for v in vs if v not in _kernels]
+        if missing:
+            module = _cupy_module(source(tuple(missing)), ARCH_OPTIONS)
+            for v in missing:
+                _kernels[v] = module.get_function(v.kernel_name)
+        return {v: _kernels[v] for v in vs}

@@ -23,6 +23,7 @@ from .variants import IsaFacts, WgmmaVariant, WmmaVariant, isa_facts, wmma_probe
 CHECK_DEVICE = "gpu.device"
 CHECK_COMPILE = "gpu.compile"
 CHECK_VARIANT = "gpu.variant"
+CHECK_MMA_SYNC = "gpu.mma_sync"
 CHECK_SMEM_MAP = "gpu.smem_map"
 CHECK_START = "gpu.address.start"
 CHECK_UNUSED_LBO = "gpu.address.unused_lbo"

@@ -34,6 +34,7 @@ __all__ = [
     "run_wgmma_batch",
     "run_wgmma_blocks",
     "run_wgmma_dump",
+    "run_mma_sync",
     "run_wgmma_sweep",
     "run_wmma_load",
     "run_wmma_store",
@@ -306,6 +307,26 @@ def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDu
     """`run_wgmma_dump(variant, **kw)` for each keyword set, in order, in one call: one launch
     of one block per keyword set (`run_wgmma_blocks`). A fault ends the batch."""
     return run_wgmma_blocks(variant, launches) if launches else []
+
+
+# --- mma.sync (SM70 8x8x4 atoms) -------------------------------------------------------------
+
+
+def run_mma_sync(variant: object, a_words: np.ndarray, b_words: np.ndarray,
+                 c_words: np.ndarray) -> np.ndarray:
+    """One warp issues one mma.sync.m8n8k4: per lane 2 A words, 2 B words and the accumulator
+    words in (one row per lane); uint32 [lanes, accumulator words] out."""
+    import cupy
+
+    nd = variant.nreg_d  # type: ignore[attr-defined]
+    lanes = len(a_words)
+    kernel = build.mma_sync_kernels([variant])[variant]
+    d_a = cupy.asarray(_words(a_words, lanes, 2, "a_words"))
+    d_b = cupy.asarray(_words(b_words, lanes, 2, "b_words"))
+    d_c = cupy.asarray(_words(c_words, lanes, nd, "c_words"))
+    d_out = cupy.full((lanes, nd), 0xFFFFFFFF, dtype=cupy.uint32)
+    _launch(kernel, lanes, (d_a, d_b, d_c, d_out), 0)
+    return d_out.get()
 
 
 # --- wmma ----------------------------------------------------------------------------------

@@ -145,9 +145,10 @@ REGISTRY: tuple[Provider, ...] = (
              ids="ptxconf.gpu.witness:case_keys"),
     # The GPU families (ptxconf.gpu.families): the device first, then every instruction variant
     # (its products and D map: a broken D map explains the rest), then the shared-memory maps,
-    # address, hypotheses, the explain gallery; wmma last (its alignment cases may fault).
+    # address, hypotheses, the explain gallery, the SM70 mma.sync atoms; wmma last (its
+    # alignment cases may fault).
     *(_gpu_family(name) for name in ("device", "sweep", "discovery", "address", "hypotheses",
-                                     "mistakes", "wmma")),
+                                     "mistakes", "mma_sync", "wmma")),
 )
 
 
