@@ -41,14 +41,14 @@ class Spec:
         """Every record of one kind, in file and row order."""
         if cls not in self._index:
             self._index[cls] = tuple(r for r in self.rows if type(r) is cls)
-        return self._index[cls]  # type: ignore[no-any-return]
+        return self._index[cls]
 
     def memo(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
         """A value derived from this spec alone, made once (the rows never change)."""
         key = ("memo", *key)
         if key not in self._index:
             self._index[key] = make()
-        return self._index[key]  # type: ignore[no-any-return]
+        return self._index[key]
 
     def in_file(self, cls: type[R], rel: str) -> tuple[R, ...]:
         """Every record of one kind from one file (relative path, e.g. 'wgmma/x.yaml')."""

@@ -20,6 +20,7 @@ import numpy as np
 from ptxconf.cases import Case, Outcome, fail
 from ptxconf.oracle import facts, verdicts
 from ptxconf.oracle import interpret as I
+from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.spec import Spec
 from ptxconf.providers import RunContext
@@ -35,11 +36,19 @@ K = 4
 OPERAND = "f16"
 
 
+def _layout(text: str) -> Layout:
+    """A plain CuTe layout from the spec's notation (ValueError for a swizzle or composition)."""
+    lay = parse(text)
+    if not isinstance(lay, Layout):
+        raise ValueError(f"{text!r} is not a plain layout")
+    return lay
+
+
 def quadpair_lanes(spec: Spec, thr_id: str) -> np.ndarray:
     """int [quadpairs, threads]: the lane of each quadpair's logical thread. Quadpair 0 is the
     ThrID layout; the others are it moved by the first lane it leaves out, and together they
     must cover the warp once."""
-    thr = parse(thr_id)
+    thr = _layout(thr_id)
     first = np.array([thr(t) for t in range(thr.size())])
     lanes = facts.warp_threads(spec)
     step = min(set(range(lanes)) - set(first.tolist()))
@@ -52,7 +61,7 @@ def quadpair_lanes(spec: Spec, thr_id: str) -> np.ndarray:
 def slots(layout_text: str, rows: int, values: int) -> np.ndarray:
     """int [threads, values, 2]: the (row, col) each (thread, value) holds, from a layout whose
     codomain is row + col x rows."""
-    lay = parse(layout_text)
+    lay = _layout(layout_text)
     threads = lay.size() // values
     idx = np.array([[lay((t, v)) for v in range(values)] for t in range(threads)])
     return np.stack([idx % rows, idx // rows], axis=-1)

@@ -36,7 +36,7 @@ _FP8_NAME = re.compile(r"e(?P<exp>\d+)m(?P<man>\d+)")
 
 def _as(raw: np.ndarray, shift: int, uint: type, flt: type) -> np.ndarray:
     """Bits placed `shift` up in a wider unsigned word, read as an IEEE float."""
-    word = (raw.astype(np.uint64) << np.uint64(shift)).astype(uint)
+    word: np.ndarray = (raw.astype(np.uint64) << np.uint64(shift)).astype(uint)
     with np.errstate(invalid="ignore"):  # signalling NaNs widen to quiet ones
         return word.view(flt).astype(np.float64)
 
