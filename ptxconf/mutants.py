@@ -1,7 +1,8 @@
 """`tox -e mutants`: perturb every normative value in spec/ and show `ptxconf check --gpu off` fails.
 
-Four kinds of mutant, each on a scratch copy of spec/, then the CPU checks (self-consistency,
-the proofs, the assembler witness):
+Four kinds of mutant, each on a scratch copy of spec/, then the CPU checks (`spec validate`
+with its assembler stage where NVRTC is here, self-consistency, the proofs, the assembler
+witness):
 
 * numbers: each integer scalar, and each run of digits inside a non-id string (CuTe layouts,
   shapes), n -> n+1;
@@ -48,6 +49,7 @@ from ptxconf.oracle.findings import judge
 from ptxconf.oracle.lint.rows import PIN
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, SpecErrors, load_spec, spec_files
 from ptxconf.providers import REGISTRY, Provider, RunContext
+from ptxconf.spec_assembler import assembler_stage
 
 #: Row ids are names, not values: SPEC-ID recomputes the ids that encode facts, and the fields
 #: that name other rows are enumerated where they reference them.
@@ -224,7 +226,9 @@ def _cpu_providers() -> list[Provider]:
 
 
 def killed_by(spec_dir: Path) -> str | None:
-    """The first thing that fails on this spec directory, or None if everything passes."""
+    """The first thing that fails on this spec directory, or None if everything passes: `spec
+    validate` (the linter, then, where NVRTC is here, the assembler on the instruction forms
+    the rows name: last, as it is the slowest) and every case of the CPU providers."""
     try:
         spec = load_spec(spec_dir)
     except SpecErrors as errs:
@@ -238,7 +242,8 @@ def killed_by(spec_dir: Path) -> str | None:
                     return f"{case.id} ({result.code})"
     finally:
         ctx.close()
-    return None
+    stage = assembler_stage(spec)
+    return f"spec validate: {stage.errors[0].rule}" if stage.errors else None
 
 
 def run_mutant(spec_dir: Path, mut: Mutant) -> tuple[Mutant, str | None, float]:
