@@ -53,6 +53,37 @@ def describe() -> dict[str, Any]:
     return info
 
 
+def driver_check() -> tuple[str | None, int] | None:
+    """(why no visible GPU can run sm_90a probes or None, how many GPUs are visible), asked of
+    the CUDA driver directly (cuda-bindings: cuInit creates no context, so it is cheap and safe
+    in the main process); None when cuda-bindings or the driver library is not here."""
+    try:
+        from cuda.bindings import driver
+    except Exception:  # noqa: BLE001 - no cuda-bindings: the caller asks a probe worker
+        return None
+    try:
+        (err,) = driver.cuInit(0)
+        if int(err) != 0:
+            return f"CUDA not usable: cuInit failed ({err})", 0
+        err, n = driver.cuDeviceGetCount()
+        if int(err) != 0 or n == 0:
+            return "CUDA not usable: no CUDA device is visible", 0
+        attr = driver.CUdevice_attribute
+        err, major = driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)
+        err2, minor = driver.cuDeviceGetAttribute(
+            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)
+        if int(err) != 0 or int(err2) != 0:
+            return None
+    except Exception:  # noqa: BLE001 - an unexpected driver answer: the caller asks a worker
+        return None
+    if (major, minor) != SM90A_CAPABILITY:
+        want = f"{SM90A_CAPABILITY[0]}.{SM90A_CAPABILITY[1]}"
+        return (f"device 0 has compute capability {major}.{minor}; sm_90a probes need {want}",
+                int(n))
+    return None, int(n)
+
+
 def count() -> int:
     """How many CUDA devices this process sees (0 when CUDA is not usable)."""
     try:

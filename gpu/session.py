@@ -242,6 +242,11 @@ def _gpu_probe() -> tuple[str | None, int]:
     if importlib.util.find_spec("cupy") is None:
         return ("CuPy not importable: No module named 'cupy' (pip install cupy-cuda13x on a GPU "
                 "node)", 0)
+    from .device import driver_check
+
+    quick = driver_check()  # the driver, asked directly: no worker to start
+    if quick is not None:
+        return quick
     runner = new_runner()
     try:
         res = runner.call("device.usable_sm90a", timeout_s=DEVICE_TIMEOUT_S)
