@@ -33,6 +33,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
         element_witness,
         figure_ties,
         fragments_checks,
+        mode_sizes,
         register_types,
         smem_layouts,
         wmma_checks,
@@ -40,7 +41,8 @@ def all_cases(spec: Spec) -> Iterator[Case]:
 
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                          cute_atoms, cutedsl, completeness, descriptor_ranges,
-                         element_witness, figure_ties, register_types)
+                         element_witness, figure_ties, register_types,
+                         mode_sizes)
     for module in modules:
         yield from module.cases(spec)
 
