@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -94,6 +95,14 @@ def run_job(spec_root: str, job: Job, kernel_folder: str) -> list[Result]:
     return [judge(execute(cases[i])) for i in job.ids]
 
 
+def run_timed_job(spec_root: str, job: Job, kernel_folder: str) -> tuple[list[Result], dict[str, Any]]:
+    """run_job, with when it ran (wall-clock seconds since the epoch) and in which process."""
+    start = time.time()
+    results = run_job(spec_root, job, kernel_folder)
+    return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
+                     "start": start, "end": time.time()}
+
+
 # --- in the main process -------------------------------------------------------------------
 
 
@@ -104,13 +113,16 @@ def lost(job: Job, why: str) -> list[Result]:
 
 
 def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int, kernel_folder: str,
-              on_result: Callable[[Result], None]) -> list[Result]:
-    """Every job over `lanes` processes; results in job order, each reported as it lands."""
+              on_result: Callable[[Result], None],
+              timeline: list[dict[str, Any]] | None = None) -> list[Result]:
+    """Every job over `lanes` processes; results in job order, each reported as it lands; when
+    each job ran (seconds from the call) into `timeline`."""
     done: dict[int, list[Result]] = {}
+    t0 = time.time()
     with ProcessPoolExecutor(max_workers=max(1, min(lanes, len(jobs) or 1)),
                              mp_context=mp.get_context("spawn")) as pool:
         futures: dict[Future[list[Result]], int] = {
-            pool.submit(run_job, str(spec.root), job, kernel_folder): n
+            pool.submit(run_timed_job, str(spec.root), job, kernel_folder): n
             for n, job in enumerate(jobs)}
         try:
             pending = set(futures)
@@ -119,7 +131,10 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int, kernel_folder: str,
                 for fut in finished:
                     n = futures[fut]
                     try:
-                        done[n] = fut.result()
+                        done[n], when = fut.result()
+                        if timeline is not None:
+                            timeline.append({**when, "start": round(when["start"] - t0, 2),
+                                             "end": round(when["end"] - t0, 2)})
                     except Exception as exc:  # noqa: BLE001 - a lane that died: its cases fail
                         done[n] = lost(jobs[n], f"{type(exc).__name__}: {exc}")
                     for r in done[n]:
@@ -142,4 +157,4 @@ def build_kernels(spec: Spec, folder: Path) -> Any:
 
 
 __all__ = ["CHUNK", "Job", "auto_workers", "build_kernels", "group_ids", "lost", "plan_jobs",
-           "run_job", "run_lanes"]
+           "run_job", "run_lanes", "run_timed_job"]

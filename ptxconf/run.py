@@ -8,6 +8,7 @@ import platform
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,9 +140,11 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
                  emit: Callable[[Result], None]) -> list[Result]:
     """The GPU providers' results: over lanes (ptxconf.lanes) where a GPU is here and more than
     one lane is asked for, else one after another in this process."""
+    entered = time.perf_counter()
     if opts.gpu == "off" or not provs or any(p.problem() is not None for p in provs):
         return _sequential(provs, spec, opts, ctx, emit)
     gpus, lanes = lane_count(opts)
+    checked_s = round(time.perf_counter() - entered, 2)
     if lanes <= 1:
         out = _sequential(provs, spec, opts, ctx, emit)
         sess = ctx.shared.get("gpu.session")
@@ -153,14 +156,19 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
     for r in kept:
         emit(r)
+    started = time.perf_counter()
     folder = _kernel_folder(opts)
     built = L.build_kernels(spec, folder)
     if built is not None:
         opts.extra["kernels"] = kernel_note(*built)
     jobs = L.plan_jobs(spec, provs, lambda i: i not in opts.done and _selected_id(i, opts.only),
                        gpus)
-    opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs)}
-    return kept + L.run_lanes(spec, jobs, lanes, str(folder), emit)
+    timeline: list[dict[str, Any]] = []
+    opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
+                           "gpu_check_s": checked_s,
+                           "kernels_and_plan_s": round(time.perf_counter() - started, 2),
+                           "timeline": timeline}
+    return kept + L.run_lanes(spec, jobs, lanes, str(folder), emit, timeline)
 
 
 def _selected_id(case_id: str, only: str | None) -> bool:
