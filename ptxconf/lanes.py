@@ -29,8 +29,9 @@ from ptxconf.oracle.spec import Spec, load_spec
 from ptxconf.providers import Provider, RunContext, provider
 from ptxconf.results import Result, Status
 
-#: Cases per job of the families that are not cut by module.
-CHUNK = 32
+#: Cases per job of the families that are not cut by module: small, so that a slow stretch
+#: (alignment probes that fault, each restarting a worker) spreads over the lanes.
+CHUNK = 8
 #: Lanes per GPU when not asked: the host work of the checks keeps a GPU waiting, so every core
 #: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
 MAX_AUTO_WORKERS_PER_GPU = 16
@@ -68,14 +69,15 @@ def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str,
 
 def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],
               gpus: int) -> list[Job]:
-    """Every job, in run order, each on GPU (index mod gpus)."""
-    jobs: list[Job] = []
+    """Every job, in run order (the variant modules last), each on GPU (index mod gpus)."""
+    groups: list[tuple[str, tuple[str, ...]]] = []
     for prov in provs:
         listed = prov.case_ids(spec) or []
         ids = [c.id for c in listed if selected(c.id)]
-        for group in group_ids(spec, prov, ids):
-            jobs.append(Job(prov.name, group, len(jobs) % max(gpus, 1)))
-    return jobs
+        groups += [(prov.name, g) for g in group_ids(spec, prov, ids)]
+    # The many even module jobs last: the odd-sized ones start first, so the lanes end together.
+    groups.sort(key=lambda g: g[0] == "gpu-sweep")
+    return [Job(name, ids, n % max(gpus, 1)) for n, (name, ids) in enumerate(groups)]
 
 
 # --- in a lane process ---------------------------------------------------------------------
@@ -103,7 +105,53 @@ def run_timed_job(spec_root: str, job: Job, kernel_folder: str) -> tuple[list[Re
                      "start": start, "end": time.time()}
 
 
+def warm_up(spec_root: str, kernel_folder: str) -> tuple[str | None, int]:
+    """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA) and say
+    whether the device runs sm_90a probes and how many GPUs there are."""
+    from ptxconf.gpu.kcache import CACHE_ENV
+    from ptxconf.gpu.session import open_session
+
+    os.environ[CACHE_ENV] = kernel_folder
+    if 0 not in _LANE:
+        _LANE[0] = (load_spec(Path(spec_root)), RunContext(gpu="on", device=0))
+    spec, ctx = _LANE[0]
+    sess = open_session(spec, ctx)
+    usable = sess.runner.call("device.usable_sm90a")
+    if not usable.ok:
+        return f"device check failed in the probe worker: {usable.error}", 0
+    ok, why = usable.value
+    count = sess.runner.call("device.count")
+    sess.describe()
+    return (None if ok else str(why)), int(count.value) if count.ok else 0
+
+
 # --- in the main process -------------------------------------------------------------------
+
+
+class LanePool:
+    """The lanes' processes, started at once, each warming up (its probe worker and CUDA) while
+    the caller builds kernels and plans jobs; `device()` is the first lane's answer."""
+
+    def __init__(self, spec: Spec, lanes: int, kernel_folder: str) -> None:
+        self.spec = spec
+        self.folder = kernel_folder
+        self.pool = ProcessPoolExecutor(max_workers=max(1, lanes),
+                                        mp_context=mp.get_context("spawn"))
+        self.warm = [self.pool.submit(warm_up, str(spec.root), kernel_folder)
+                     for _ in range(max(1, lanes))]
+
+    def device(self) -> tuple[str | None, int]:
+        """(why the GPU cannot run the probes or None, visible GPUs), from the first lane up."""
+        finished, _ = wait(self.warm, return_when=FIRST_COMPLETED)
+        try:
+            return next(iter(finished)).result()
+        except Exception as exc:  # noqa: BLE001 - a lane that cannot start: the GPU is not usable
+            return f"a GPU lane could not start: {type(exc).__name__}: {exc}", 0
+
+    def close(self) -> None:
+        """End the lanes (cancelling what has not started)."""
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
 
 
 def lost(job: Job, why: str) -> list[Result]:
@@ -112,36 +160,40 @@ def lost(job: Job, why: str) -> list[Result]:
                    code="gpu_fault", provider=job.provider) for i in job.ids]
 
 
-def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int, kernel_folder: str,
+def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_folder: str,
               on_result: Callable[[Result], None],
               timeline: list[dict[str, Any]] | None = None) -> list[Result]:
-    """Every job over `lanes` processes; results in job order, each reported as it lands; when
-    each job ran (seconds from the call) into `timeline`."""
+    """Every job over the lanes (a LanePool, or a count of fresh processes); results in job
+    order, each reported as it lands; when each job ran (seconds from the call) into
+    `timeline`."""
     done: dict[int, list[Result]] = {}
     t0 = time.time()
-    with ProcessPoolExecutor(max_workers=max(1, min(lanes, len(jobs) or 1)),
-                             mp_context=mp.get_context("spawn")) as pool:
-        futures: dict[Future[list[Result]], int] = {
-            pool.submit(run_timed_job, str(spec.root), job, kernel_folder): n
-            for n, job in enumerate(jobs)}
-        try:
-            pending = set(futures)
-            while pending:
-                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                for fut in finished:
-                    n = futures[fut]
-                    try:
-                        done[n], when = fut.result()
-                        if timeline is not None:
-                            timeline.append({**when, "start": round(when["start"] - t0, 2),
-                                             "end": round(when["end"] - t0, 2)})
-                    except Exception as exc:  # noqa: BLE001 - a lane that died: its cases fail
-                        done[n] = lost(jobs[n], f"{type(exc).__name__}: {exc}")
-                    for r in done[n]:
-                        on_result(r)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    owned = not isinstance(lanes, LanePool)
+    lp = LanePool(spec, min(int(lanes), len(jobs) or 1), kernel_folder) if owned else lanes
+    assert isinstance(lp, LanePool)
+    futures: dict[Future[tuple[list[Result], dict[str, Any]]], int] = {
+        lp.pool.submit(run_timed_job, str(spec.root), job, kernel_folder): n
+        for n, job in enumerate(jobs)}
+    try:
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in finished:
+                n = futures[fut]
+                try:
+                    done[n], when = fut.result()
+                    if timeline is not None:
+                        timeline.append({**when, "start": round(when["start"] - t0, 2),
+                                         "end": round(when["end"] - t0, 2)})
+                except Exception as exc:  # noqa: BLE001 - a lane that died: its cases fail
+                    done[n] = lost(jobs[n], f"{type(exc).__name__}: {exc}")
+                for r in done[n]:
+                    on_result(r)
+    except BaseException:
+        lp.pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    if owned:
+        lp.close()
     return [r for n in range(len(jobs)) for r in done[n]]
 
 
@@ -156,5 +208,5 @@ def build_kernels(spec: Spec, folder: Path) -> Any:
     return kcache.timed_build_all(Session(spec, None).modules(), folder=folder)
 
 
-__all__ = ["CHUNK", "Job", "auto_workers", "build_kernels", "group_ids", "lost", "plan_jobs",
-           "run_job", "run_lanes", "run_timed_job"]
+__all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_kernels", "group_ids", "lost", "plan_jobs",
+           "run_job", "run_lanes", "run_timed_job", "warm_up"]

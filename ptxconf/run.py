@@ -18,7 +18,7 @@ from ptxconf import __version__, interrupts
 from ptxconf.cases import Case, execute, skipped
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import Spec, spec_sha256
-from ptxconf.providers import REGISTRY, Provider, RunContext
+from ptxconf.providers import CUPY, REGISTRY, Provider, RunContext
 from ptxconf.results import Result, Status
 
 
@@ -125,27 +125,24 @@ def _beside(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunC
     return [r for out in outs for r in out]
 
 
-def lane_count(opts: RunOptions) -> tuple[int, int]:
-    """(GPUs, lanes) for the GPU cases: --gpus and --workers-per-gpu, on this machine."""
-    from ptxconf.gpu.session import gpu_count
+def _lanes_asked(opts: RunOptions) -> int:
+    """How many lanes the options ask for, before any GPU is asked anything: --workers-per-gpu
+    (default: every core but a few) times the GPUs asked for (one for 'all' until counted)."""
     from ptxconf.lanes import auto_workers
 
-    visible = gpu_count()
-    gpus = visible if opts.gpus == "all" else min(int(opts.gpus), visible)
-    gpus = max(gpus, 1)
-    return gpus, gpus * (opts.workers_per_gpu or auto_workers(gpus))
+    asked = int(opts.gpus) if opts.gpus.isdigit() else 1
+    return asked * (opts.workers_per_gpu or auto_workers(asked))
 
 
 def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
                  emit: Callable[[Result], None]) -> list[Result]:
-    """The GPU providers' results: over lanes (ptxconf.lanes) where a GPU is here and more than
-    one lane is asked for, else one after another in this process."""
-    entered = time.perf_counter()
-    if opts.gpu == "off" or not provs or any(p.problem() is not None for p in provs):
-        return _sequential(provs, spec, opts, ctx, emit)
-    gpus, lanes = lane_count(opts)
-    checked_s = round(time.perf_counter() - entered, 2)
-    if lanes <= 1:
+    """The GPU providers' results: over lanes (ptxconf.lanes) where CuPy is here and more than
+    one lane is asked for, else one after another in this process. The lanes start at once and
+    warm up (a probe worker and CUDA each) while the first one checks the device and this
+    thread builds the kernels; where the device is not usable, the providers say why, as in
+    the one-after-another run."""
+    lanes = _lanes_asked(opts)
+    if opts.gpu == "off" or not provs or lanes <= 1 or CUPY.problem() is not None:
         out = _sequential(provs, spec, opts, ctx, emit)
         sess = ctx.shared.get("gpu.session")
         if sess is not None and sess.built:
@@ -153,22 +150,32 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         return out
     from ptxconf import lanes as L
 
-    kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
-    for r in kept:
-        emit(r)
-    started = time.perf_counter()
+    entered = time.perf_counter()
     folder = _kernel_folder(opts)
-    built = L.build_kernels(spec, folder)
-    if built is not None:
-        opts.extra["kernels"] = kernel_note(*built)
-    jobs = L.plan_jobs(spec, provs, lambda i: i not in opts.done and _selected_id(i, opts.only),
-                       gpus)
-    timeline: list[dict[str, Any]] = []
-    opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
-                           "gpu_check_s": checked_s,
-                           "kernels_and_plan_s": round(time.perf_counter() - started, 2),
-                           "timeline": timeline}
-    return kept + L.run_lanes(spec, jobs, lanes, str(folder), emit, timeline)
+    pool = L.LanePool(spec, lanes, str(folder))
+    try:
+        built = L.build_kernels(spec, folder)
+        problem, count = pool.device()
+        if problem is not None:
+            pool.close()
+            return _sequential(provs, spec, opts, ctx, emit)
+        checked_s = round(time.perf_counter() - entered, 2)
+        if built is not None:
+            opts.extra["kernels"] = kernel_note(*built)
+        gpus = max(1, count if opts.gpus == "all" else min(int(opts.gpus), count))
+        kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
+        for r in kept:
+            emit(r)
+        jobs = L.plan_jobs(spec, provs,
+                           lambda i: i not in opts.done and _selected_id(i, opts.only), gpus)
+        timeline: list[dict[str, Any]] = []
+        opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
+                               "device_and_kernels_s": checked_s, "timeline": timeline}
+        results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline)
+    finally:
+        pool.close()
+    order = {p.name: i for i, p in enumerate(provs)}
+    return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))
 
 
 def _selected_id(case_id: str, only: str | None) -> bool:
