@@ -31,7 +31,7 @@ from ptxconf.results import Result, Status
 
 #: Cases per job of the families that are not cut by module: small, so that a slow stretch
 #: (alignment probes that fault, each restarting a worker) spreads over the lanes.
-CHUNK = 8
+CHUNK = 4
 #: Lanes per GPU when not asked: the host work of the checks keeps a GPU waiting, so every core
 #: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
 MAX_AUTO_WORKERS_PER_GPU = 16
@@ -55,8 +55,6 @@ def auto_workers(gpus: int) -> int:
 
 def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
     """A provider's case ids cut into jobs (see the module docstring)."""
-    if prov.name == "gpu-device":
-        return [tuple(ids)] if ids else []
     if prov.name == "gpu-sweep":
         from ptxconf.gpu.families.sweep import module_of
 
@@ -105,6 +103,13 @@ def run_timed_job(spec_root: str, job: Job, kernel_folder: str) -> tuple[list[Re
                      "start": start, "end": time.time()}
 
 
+def close_lane() -> None:
+    """End this lane's sessions (their probe workers exit now, not at interpreter exit)."""
+    while _LANE:
+        _, (_, ctx) = _LANE.popitem()
+        ctx.close()
+
+
 def warm_up(spec_root: str, kernel_folder: str) -> tuple[str | None, int]:
     """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA) and say
     whether the device runs sm_90a probes and how many GPUs there are."""
@@ -149,7 +154,10 @@ class LanePool:
             return f"a GPU lane could not start: {type(exc).__name__}: {exc}", 0
 
     def close(self) -> None:
-        """End the lanes (cancelling what has not started)."""
+        """End the lanes (cancelling what has not started); each lane first ends its probe
+        workers politely, so that the lanes exit at once."""
+        ends = [self.pool.submit(close_lane) for _ in self.warm]
+        wait(ends, timeout=30)
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
@@ -209,4 +217,4 @@ def build_kernels(spec: Spec, folder: Path) -> Any:
 
 
 __all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_kernels", "group_ids", "lost", "plan_jobs",
-           "run_job", "run_lanes", "run_timed_job", "warm_up"]
+           "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]

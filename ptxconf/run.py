@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import os
 import platform
 import subprocess
@@ -18,7 +19,7 @@ from ptxconf import __version__, interrupts
 from ptxconf.cases import Case, execute, skipped
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import Spec, spec_sha256
-from ptxconf.providers import CUPY, REGISTRY, Provider, RunContext
+from ptxconf.providers import REGISTRY, Provider, RunContext
 from ptxconf.results import Result, Status
 
 
@@ -142,7 +143,8 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     thread builds the kernels; where the device is not usable, the providers say why, as in
     the one-after-another run."""
     lanes = _lanes_asked(opts)
-    if opts.gpu == "off" or not provs or lanes <= 1 or CUPY.problem() is not None:
+    if (opts.gpu == "off" or not provs or lanes <= 1
+            or importlib.util.find_spec("cupy") is None):
         out = _sequential(provs, spec, opts, ctx, emit)
         sess = ctx.shared.get("gpu.session")
         if sess is not None and sess.built:
