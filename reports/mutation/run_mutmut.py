@@ -1,0 +1,188 @@
+"""Mutation testing of the oracle's pure code with mutmut (`tox -e oracle-mutants`).
+
+mutmut names a mutant after its file's path (`oracle/descriptor.py` -> `oracle.descriptor`) and
+puts its mutated copy first on `sys.path`; the tests import `ptxconf.oracle.descriptor` (the
+package maps `ptxconf.oracle` onto `oracle/`). So mutmut runs in a staging tree laid out under
+the import names: `ptxconf/` (the repo's `ptxconf/`), `ptxconf/oracle` (`oracle/`),
+`ptxconf/gpu` (`gpu/`), `ptxconf/spec` (`spec/`), `conformance/`, and `pyproject.toml`, whose
+`[tool.mutmut]` section (paths in the staging tree's terms) says what is mutated and which tests
+run. The tests there import the mutated copy (mutmut's `mutants/` comes first on sys.path,
+ahead of the editable install's finder).
+
+    python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep]
+                                          [--summary PATH] [--no-run] [MUTANT_GLOB ...]
+
+Writes a summary (per module: mutants, killed, survived, timeout, score; each survivor with its
+diff on one line) to reports/mutation/summary.json. The staging tree is `.mutmut-stage/`
+(ignored); it is built anew each run unless `--keep` (then mutmut reuses its earlier results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+STAGE = ROOT / ".mutmut-stage"
+SUMMARY = ROOT / "reports" / "mutation" / "summary.json"
+#: repo folder -> where it lies in the staging tree (its import name)
+LAYOUT = {"ptxconf": "ptxconf", "oracle": "ptxconf/oracle", "gpu": "ptxconf/gpu",
+          "spec": "ptxconf/spec", "conformance": "conformance"}
+PROFILE = "mutmut"
+
+
+def _ignore(_dir: str, names: list[str]) -> set[str]:
+    return {n for n in names if n in {"__pycache__", ".hypothesis", ".pytest_cache"}}
+
+
+def _from_head() -> dict[str, bytes]:
+    """Every file of the code folders (not conformance/) at git HEAD."""
+    raw = subprocess.run(["git", "archive", "--format=tar", "HEAD", "ptxconf", "oracle", "gpu", "spec"],
+                         cwd=ROOT, check=True, capture_output=True).stdout
+    out: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        for m in tar.getmembers():
+            if m.isfile():
+                f = tar.extractfile(m)
+                assert f is not None
+                out[m.name] = f.read()
+    return out
+
+
+def build_stage(source: str, keep: bool) -> None:
+    """Lay the repository out under its import names in STAGE (keeping STAGE/mutants if keep)."""
+    if STAGE.exists() and not keep:
+        shutil.rmtree(STAGE)
+    STAGE.mkdir(exist_ok=True)
+    for dest in set(LAYOUT.values()):
+        if (STAGE / dest).exists():
+            shutil.rmtree(STAGE / dest)
+    head = _from_head() if source == "head" else {}
+    for src, dest in sorted(LAYOUT.items(), key=lambda kv: kv[1].count("/")):
+        if head and src != "conformance":
+            for name, data in head.items():
+                if name.split("/", 1)[0] == src:
+                    target = STAGE / dest / name.split("/", 1)[1]
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
+        else:
+            shutil.copytree(ROOT / src, STAGE / dest, ignore=_ignore, dirs_exist_ok=True)
+    shutil.copy2(ROOT / "pyproject.toml", STAGE / "pyproject.toml")
+    shutil.copy2(Path(__file__).with_name("mutmut_profile.py"), STAGE / "mutmut_profile.py")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
+def _one_line(diff: str) -> str:
+    """A unified diff of one function as `- old / + new` on one line."""
+    minus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    plus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return f"- {' | '.join(minus)}  + {' | '.join(plus)}"
+
+
+def summarize(argv: list[str], source: str) -> dict:
+    """Read mutmut's results from STAGE/mutants (run inside STAGE)."""
+    from mutmut.mutation.data import SourceFileMutationData
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+    from mutmut.utils.file_utils import walk_mutatable_files
+
+    modules: dict[str, dict] = {}
+    for path in walk_mutatable_files():
+        m = SourceFileMutationData(path=path)
+        m.load()
+        if all(code is None for code in m.exit_code_by_key.values()):
+            continue  # not run (e.g. filtered out by a mutant glob)
+        repo_path = "oracle/" + str(path).removeprefix("ptxconf/oracle/")
+        counts: dict[str, int] = {}
+        survivors = []
+        for key, code in sorted(m.exit_code_by_key.items(), key=lambda kv: _mutant_sort_key(kv[0])):
+            status = status_by_exit_code[code]
+            counts[status] = counts.get(status, 0) + 1
+            if status in {"survived", "no tests", "suspicious"}:
+                survivors.append({"mutant": key, "status": status,
+                                  "diff": _one_line(get_diff_for_mutant(key, path=path))})
+        total = sum(counts.values())
+        killed, timeout = counts.get("killed", 0), counts.get("timeout", 0)
+        judged = total - counts.get("not checked", 0)
+        source_bytes = (ROOT / repo_path).read_bytes() if source == "worktree" else \
+            subprocess.run(["git", "show", f"HEAD:{repo_path}"], cwd=ROOT, capture_output=True).stdout
+        modules[repo_path] = {
+            "mutants": judged, "killed": killed, "survived": counts.get("survived", 0),
+            "timeout": timeout, "no_tests": counts.get("no tests", 0),
+            "not_checked": counts.get("not checked", 0),
+            "other": {k: v for k, v in counts.items()
+                      if k not in {"killed", "survived", "timeout", "no tests", "not checked"}},
+            "score": round((killed + timeout) / judged, 4) if judged else None,
+            "sha256": hashlib.sha256(source_bytes).hexdigest(),
+            "survivors": survivors,
+        }
+    return {
+        "tool": f"mutmut {_version('mutmut')}",
+        "command": "tox -e oracle-mutants" + (" -- " + " ".join(argv) if argv else ""),
+        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "commit": _git("rev-parse", "HEAD"),
+        "source": source,
+        "hypothesis_profile": PROFILE,
+        "score": "(killed + timeout) / (mutants - not checked); a mutant no selected test reaches "
+                 "counts as not killed",
+        "modules": modules,
+    }
+
+
+def _mutant_sort_key(key: str) -> tuple[str, int]:
+    stem, _, n = key.rpartition("__mutmut_")
+    return stem, int(n) if n.isdigit() else 0
+
+
+def _version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return version(dist)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutmut --max-children")
+    ap.add_argument("--source", choices=["worktree", "head"], default="worktree",
+                    help="mutate the working tree's code (default) or git HEAD's (tests: always the "
+                         "working tree's conformance/)")
+    ap.add_argument("--keep", action="store_true", help="reuse the staging tree's earlier mutmut results")
+    ap.add_argument("--no-run", action="store_true", help="only write the summary of the last run")
+    ap.add_argument("--summary", type=Path, default=SUMMARY)
+    ap.add_argument("mutants", nargs="*", help="mutant names or globs (e.g. 'ptxconf.oracle.descriptor.*')")
+    args = ap.parse_args(argv)
+
+    if not args.no_run:
+        build_stage(args.source, args.keep)
+        env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
+        rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
+                             *args.mutants], cwd=STAGE, env=env).returncode
+        if rc != 0:
+            print(f"mutmut run exited {rc}", file=sys.stderr)
+            return rc
+    os.chdir(STAGE)
+    summary = summarize(argv, args.source)
+    args.summary.parent.mkdir(parents=True, exist_ok=True)
+    args.summary.write_text(json.dumps(summary, indent=1) + "\n")
+    for path, mod in summary["modules"].items():
+        print(f"{path}: {mod['mutants']} mutants, {mod['killed']} killed, {mod['survived']} survived, "
+              f"{mod['timeout']} timeout, {mod['no_tests']} no tests, score {mod['score']}")
+    print(f"summary: {args.summary}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
