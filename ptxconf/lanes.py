@@ -83,22 +83,32 @@ def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], b
 _LANE: dict[int, tuple[Spec, RunContext]] = {}
 
 
-def run_job(spec_root: str, job: Job, kernel_folder: str) -> list[Result]:
-    """Run one job's cases in this lane process (its session is kept for the next job)."""
+def run_job(spec_root: str, job: Job, kernel_folder: str,
+            built: dict[str, Any] | None = None) -> list[Result]:
+    """Run one job's cases in this lane process (its session is kept for the next job).
+    `built`: the modules the main process built (`kcache.Built` by batch), so that the lane's
+    session loads them without building anything itself."""
     from ptxconf.gpu.kcache import CACHE_ENV
+    from ptxconf.gpu.session import SESSION_RESOURCE, open_session
 
     os.environ[CACHE_ENV] = kernel_folder
     if job.device not in _LANE:
         _LANE[job.device] = (load_spec(Path(spec_root)), RunContext(gpu="on", device=job.device))
     spec, ctx = _LANE[job.device]
+    if built and SESSION_RESOURCE not in ctx.shared:
+        open_session(spec, ctx)
+    sess = ctx.shared.get(SESSION_RESOURCE)
+    if built and sess is not None and sess.built is None:
+        sess.built = dict(built)
     cases = {c.id: c for c in provider(job.provider).load(spec, ctx) if c.id in set(job.ids)}
     return [judge(execute(cases[i])) for i in job.ids]
 
 
-def run_timed_job(spec_root: str, job: Job, kernel_folder: str) -> tuple[list[Result], dict[str, Any]]:
+def run_timed_job(spec_root: str, job: Job, kernel_folder: str,
+                  built: dict[str, Any] | None = None) -> tuple[list[Result], dict[str, Any]]:
     """run_job, with when it ran (wall-clock seconds since the epoch) and in which process."""
     start = time.time()
-    results = run_job(spec_root, job, kernel_folder)
+    results = run_job(spec_root, job, kernel_folder, built)
     return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
                      "start": start, "end": time.time()}
 
@@ -170,7 +180,8 @@ def lost(job: Job, why: str) -> list[Result]:
 
 def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_folder: str,
               on_result: Callable[[Result], None],
-              timeline: list[dict[str, Any]] | None = None) -> list[Result]:
+              timeline: list[dict[str, Any]] | None = None,
+              built: dict[str, Any] | None = None) -> list[Result]:
     """Every job over the lanes (a LanePool, or a count of fresh processes); results in job
     order, each reported as it lands; when each job ran (seconds from the call) into
     `timeline`."""
@@ -180,7 +191,7 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
     lp = LanePool(spec, min(int(lanes), len(jobs) or 1), kernel_folder) if owned else lanes
     assert isinstance(lp, LanePool)
     futures: dict[Future[tuple[list[Result], dict[str, Any]]], int] = {
-        lp.pool.submit(run_timed_job, str(spec.root), job, kernel_folder): n
+        lp.pool.submit(run_timed_job, str(spec.root), job, kernel_folder, built): n
         for n, job in enumerate(jobs)}
     try:
         pending = set(futures)

@@ -173,7 +173,8 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         timeline: list[dict[str, Any]] = []
         opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
                                "device_and_kernels_s": checked_s, "timeline": timeline}
-        results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline)
+        results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline,
+                              built[0] if built is not None else None)
     finally:
         pool.close()
     order = {p.name: i for i, p in enumerate(provs)}
