@@ -55,6 +55,8 @@ def auto_workers(gpus: int) -> int:
 
 def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
     """A provider's case ids cut into jobs (see the module docstring)."""
+    if prov.name == "gpu-hypotheses":  # each runs many probes: one job each
+        return [(i,) for i in ids]
     if prov.name == "gpu-sweep":
         from ptxconf.gpu.families.sweep import module_of
 
@@ -73,9 +75,21 @@ def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], b
         listed = prov.case_ids(spec) or []
         ids = [c.id for c in listed if selected(c.id)]
         groups += [(prov.name, g) for g in group_ids(spec, prov, ids)]
-    # The many even module jobs last: the odd-sized ones start first, so the lanes end together.
-    groups.sort(key=lambda g: g[0] == "gpu-sweep")
+    # Longest first, so that the lanes end together: the single heavy cases (a hypothesis runs
+    # many probes), then the variant modules by their accumulator size, then the small jobs.
+    groups.sort(key=lambda g: -_weight(spec, *g))
     return [Job(name, ids, n % max(gpus, 1)) for n, (name, ids) in enumerate(groups)]
+
+
+def _weight(spec: Spec, provider_name: str, ids: tuple[str, ...]) -> float:
+    """A job's expected cost, relative: only its order matters."""
+    if provider_name == "gpu-hypotheses":
+        return 1e9
+    if provider_name == "gpu-sweep":
+        from ptxconf.gpu.families.sweep import module_weight
+
+        return module_weight(spec, ids)
+    return float(len(ids))
 
 
 # --- in a lane process ---------------------------------------------------------------------

@@ -291,6 +291,17 @@ def module_of(spec: Spec, case_id: str) -> str:
     return spec.memo(("sweep.module_of",), make).get(case_id, "")
 
 
+def module_weight(spec: Spec, case_ids: tuple[str, ...]) -> float:
+    """How much host work a set of variant cases is, relative (their accumulator elements:
+    N x the RS form's extra register-A map), for ordering jobs longest first."""
+    def make() -> dict[str, float]:
+        return {P.Planned(P.CHECK_VARIANT, variant_key(v)).id: v.n * (2.0 if v.a_from_regs else 1.0)
+                for v in space.wgmma_variants(spec)}
+
+    weights = spec.memo(("sweep.weights",), make)
+    return 1000.0 + sum(weights.get(i, 0.0) for i in case_ids)
+
+
 def sweep_plan(spec: Spec) -> list[P.Planned]:
     """gpu.variant[...] for every variant of the space, module by module."""
     return [P.Planned(P.CHECK_VARIANT, variant_key(v), (v,))
