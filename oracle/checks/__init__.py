@@ -28,6 +28,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
         completeness,
         cute_atoms,
         cutedsl,
+        cutedsl_ties,
         descriptor_checks,
         descriptor_ranges,
         element_witness,
@@ -42,7 +43,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                          cute_atoms, cutedsl, completeness, descriptor_ranges,
                          element_witness, figure_ties, register_types,
-                         mode_sizes)
+                         mode_sizes, cutedsl_ties)
     for module in modules:
         yield from module.cases(spec)
 
