@@ -94,3 +94,25 @@ def test_mn_major_array_and_scalar_offsets_equal_the_template() -> None:
     want = [[_mn_inter_f16(i, j) for j in range(16)] for i in range(16)]
     assert C.smem_offsets(SPEC, q) == want
     np.testing.assert_array_equal(C.smem_offsets_array(SPEC, q), np.asarray(want, dtype=np.int64))
+
+
+def test_k_major_array_equals_the_template() -> None:
+    q = C.SmemQuery(dtype="f16", major="K", swizzle="none", mn=8, k=16, lbo_bytes=128, sbo_bytes=256)
+    got = C.smem_offsets_array(SPEC, q)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, [[_k_inter_f16(i, j) for j in range(16)] for i in range(8)])
+
+
+@pytest.mark.parametrize("field", [1, 3, 7])
+def test_array_with_the_base_offset_field_reads_as_the_aligned_start(field: int) -> None:
+    # H100 evidence (reports/evidence/h100, as conformance/test_canonical.py reads it): a 128B
+    # K-major operand starting on 128-byte row `field` with the descriptor's base-offset field
+    # set to it (the PTX rule: (start >> 7) & 7) reads as if its pattern started at 0.
+    base = dict(dtype="f16", major="K", swizzle="128B", mn=8, k=64, lbo_bytes=16, sbo_bytes=1024)
+    aligned = C.smem_offsets_array(SPEC, C.SmemQuery(**base))
+    moved = C.smem_offsets_array(SPEC, C.SmemQuery(**base, base_offset_bytes=field * 128,
+                                                   base_offset_field=field))
+    np.testing.assert_array_equal(moved, aligned)
+    # and without the field, the same start shifts the pattern (the swizzle acts on addresses)
+    shifted = C.smem_offsets_array(SPEC, C.SmemQuery(**base, base_offset_bytes=field * 128))
+    assert not np.array_equal(shifted, aligned)
