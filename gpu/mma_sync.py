@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ptxconf.oracle.records import CuteLayout, MajorConvention
+from ptxconf.oracle import facts
+from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec
 
 ARCH = "SM70"
@@ -58,23 +59,10 @@ class MmaSyncVariant:
         return ACC_REGISTERS[self.acc]
 
 
-def _major(spec: Spec, operand: str, letter: str) -> str:
-    """The major-ness a CuTe atom-name letter means for an operand (spec: cute-name rows; the
-    operand's other letter means the other major-ness)."""
-    rows = [r for r in spec.of(MajorConvention)
-            if r.convention == "cute-name" and r.operand == operand]
-    for r in rows:
-        if r.spelled == letter:
-            return r.major
-    for r in rows:
-        return "K" if r.major == "MN" else "MN"
-    raise ValueError(f"no cute-name convention for operand {operand}")
-
-
 def qualifier(spec: Spec, operand: str, letter: str) -> str:
     """PTX's .row/.col for an operand of mma.sync: A (M x K) K-major is .row, B (K x N)
     K-major is .col."""
-    k_major = _major(spec, operand, letter) == "K"
+    k_major = facts.cute_letter_major(spec, operand, letter) == "K"
     return ("row" if k_major else "col") if operand == "A" else ("col" if k_major else "row")
 
 

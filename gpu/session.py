@@ -18,7 +18,7 @@ import base64
 import functools
 import importlib.util
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -292,6 +292,24 @@ def gpu_case(spec: Spec, ctx: RunContext, provider: str, check: str, key: str,
     return case(check, key, run, provider, device)
 
 
+def planned_family(provider: str, plan_of: Callable[[Spec], Sequence[Any]],
+                   body_of: Callable[[Any], GpuBody]) -> tuple[
+                       Callable[[Spec], Iterator[tuple[str, str]]],
+                       Callable[[Spec, RunContext], Iterator[Case]]]:
+    """A family's `case_keys(spec)` and `cases(spec, ctx)` from its plan (`Planned` items, from
+    the spec alone) and the body each planned case runs: the pair every family module
+    exposes to the provider registry."""
+    def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
+        for p in plan_of(spec):
+            yield p.check, p.key
+
+    def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
+        for p in plan_of(spec):
+            yield gpu_case(spec, ctx, provider, p.check, p.key, body_of(p))
+
+    return case_keys, cases
+
+
 # --- placement and launch ----------------------------------------------------------------------
 
 
@@ -449,5 +467,6 @@ def check_starts(dump: Any, a_offset: int, b_offset: int | None = None) -> None:
 
 __all__ = ["GUARD_BYTES", "SESSION_RESOURCE", "GpuBody", "Session", "a_regs", "acc_fmt",
            "acc_values", "check_starts", "d_matrix", "desc", "desc_args", "device_line",
-           "gpu_case", "gpu_count", "gpu_problem", "image", "launch", "lay_details", "layout", "layouts",
-           "new_runner", "open_session", "placed", "product", "round_up", "run_product"]
+           "gpu_case", "gpu_count", "gpu_problem", "image", "launch", "lay_details", "layout",
+           "layouts", "new_runner", "open_session", "placed", "planned_family", "product",
+           "round_up", "run_product"]

@@ -103,3 +103,17 @@ def takes_imm_scale(spec: Spec, atype: str) -> bool:
 __all__ = ["FloatFormat", "element_types", "float_format", "register_bits", "swizzle_modes",
            "takes_imm_scale", "takes_imm_trans", "warp_threads", "warpgroup_threads",
            "warps_per_warpgroup", "wgmma_m"]
+
+
+def cute_letter_major(spec: Spec, operand: str, letter: str) -> str:
+    """The major-ness a CUTLASS atom-name letter ("N"/"T") means for operand A or B (the
+    cute-name rows of cute/major_conventions); a letter the document does not define is the
+    other major-ness of the one it does. ValueError when the spec has no row for the operand."""
+    rows = [r for r in spec.of(records.MajorConvention)
+            if r.convention == "cute-name" and r.operand == operand]
+    for r in rows:
+        if r.spelled == letter:
+            return r.major
+    for r in rows:
+        return "K" if r.major == "MN" else "MN"
+    raise ValueError(f"no cute-name convention row for operand {operand}")

@@ -201,9 +201,10 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
     `timeline`."""
     done: dict[int, list[Result]] = {}
     t0 = time.time()
-    owned = not isinstance(lanes, LanePool)
-    lp = LanePool(spec, min(int(lanes), len(jobs) or 1), kernel_folder) if owned else lanes
-    assert isinstance(lp, LanePool)
+    if isinstance(lanes, LanePool):
+        lp, owned = lanes, False
+    else:
+        lp, owned = LanePool(spec, min(lanes, len(jobs) or 1), kernel_folder), True
     futures: dict[Future[tuple[list[Result], dict[str, Any]]], int] = {
         lp.pool.submit(run_timed_job, str(spec.root), job, kernel_folder, built): n
         for n, job in enumerate(jobs)}

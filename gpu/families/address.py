@@ -12,20 +12,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from ptxconf.cases import Case, Outcome
+from ptxconf.cases import Outcome
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle import verdicts
 from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.records import BaseOffsetRule
-from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
 
 from .. import plan as P
-from ..session import GpuBody, Session, d_matrix, gpu_case, lay_details, layouts, product, run_product
+from ..session import (
+    GpuBody,
+    Session,
+    d_matrix,
+    lay_details,
+    layouts,
+    planned_family,
+    product,
+    run_product,
+)
 from ..variants import WgmmaVariant
 
 PROVIDER = "gpu-address"
@@ -158,13 +165,5 @@ _BODIES: dict[str, Callable[..., GpuBody]] = {
     P.CHECK_START: _start, P.CHECK_UNUSED_LBO: _unused_lbo, P.CHECK_UNUSED_BASE: _unused_base}
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of every address case."""
-    for p in P.address_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """Unaligned starts, then the unused LBO, then the unused base-offset field."""
-    for p in P.address_plan(spec):
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _BODIES[p.check](p.key, *p.args))
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(PROVIDER, P.address_plan, lambda p: _BODIES[p.check](p.key, *p.args))

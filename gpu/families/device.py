@@ -11,15 +11,11 @@ run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-from ptxconf.cases import Case, Outcome, fail, passed
-from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
+from ptxconf.cases import Outcome, fail, passed
 
 from .. import plan as P
 from .. import selftest
-from ..session import GpuBody, Session, gpu_case
+from ..session import GpuBody, Session, planned_family
 from ..variants import WgmmaVariant
 
 PROVIDER = "gpu-device"
@@ -82,14 +78,6 @@ def _compile(key: str) -> GpuBody:
     return body
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of the device and compile cases."""
-    for p in P.device_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """The device case, then one compile case per batch."""
-    for p in P.device_plan(spec):
-        body = _device if p.check == P.CHECK_DEVICE else _compile(*p.args)
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, body)
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(
+    PROVIDER, P.device_plan, lambda p: _device if p.check == P.CHECK_DEVICE else _compile(*p.args))

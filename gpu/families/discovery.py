@@ -11,15 +11,13 @@ A mismatch is a diff table in the layout's coordinates (`ptxconf.oracle.verdicts
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import numpy as np
 
-from ptxconf.cases import Case, Outcome
+from ptxconf.cases import Outcome
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle import verdicts
-from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
 
 from .. import plan as P
 from ..probes import REGION_ALIGN_BYTES
@@ -31,11 +29,11 @@ from ..session import (
     check_starts,
     d_matrix,
     desc,
-    gpu_case,
     image,
     launch,
     lay_details,
     layouts,
+    planned_family,
     round_up,
 )
 
@@ -105,13 +103,5 @@ def _smem_map(key: str, p: P.Probe, operand: str, swizzle: str) -> GpuBody:
 _BODIES: dict[str, Callable[..., GpuBody]] = {P.CHECK_SMEM_MAP: _smem_map}
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of every discovery case."""
-    for p in P.discovery_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """The shared-memory address maps."""
-    for p in P.discovery_plan(spec):
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _BODIES[p.check](p.key, *p.args))
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(PROVIDER, P.discovery_plan, lambda p: _BODIES[p.check](p.key, *p.args))

@@ -9,18 +9,17 @@ readings silicon's D agrees with; the proofs' distinguishing inputs
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ptxconf.cases import Case, Outcome
+from ptxconf.cases import Outcome
 from ptxconf.oracle import hypotheses, verdicts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.records import InstructionType
 from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
 
 from .. import plan as P
 from ..session import (
@@ -30,11 +29,11 @@ from ..session import (
     acc_values,
     d_matrix,
     desc,
-    gpu_case,
     image,
     launch,
     layout,
     layouts,
+    planned_family,
     round_up,
 )
 from ..variants import WgmmaVariant, isa_facts
@@ -252,13 +251,5 @@ _BODIES: dict[str, Callable[[Any], GpuBody]] = {
 }
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of every hypothesis case."""
-    for p in P.hypothesis_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """One case per hypothesis the probes settle."""
-    for p in P.hypothesis_plan(spec):
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _BODIES[p.key](*p.args))
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(PROVIDER, P.hypothesis_plan, lambda p: _BODIES[p.key](*p.args))

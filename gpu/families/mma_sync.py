@@ -12,22 +12,20 @@ table in (quadpair, m, n).
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 
-from ptxconf.cases import Case, Outcome, fail
+from ptxconf.cases import Outcome, fail
 from ptxconf.oracle import facts, verdicts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
 
 from .. import plan as P
 from ..mma_sync import MmaSyncVariant, mma_sync_variants
-from ..session import GpuBody, Session, gpu_case
+from ..session import GpuBody, Session, planned_family
 
 PROVIDER = "gpu-mma_sync"
 #: The atom's shape (m8n8k4) and its operand type.
@@ -142,13 +140,5 @@ def mma_sync_plan(spec: Spec) -> list[P.Planned]:
     return [P.Planned(P.CHECK_MMA_SYNC, v.atom, (v,)) for v in mma_sync_variants(spec)]
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of every atom case."""
-    for p in mma_sync_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """One case per atom."""
-    for p in mma_sync_plan(spec):
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _body(*p.args))
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(PROVIDER, mma_sync_plan, lambda p: _body(*p.args))

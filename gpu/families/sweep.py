@@ -17,20 +17,29 @@ so that the fault lands on the variant that caused it.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ptxconf.cases import Case, Outcome, fail, passed
+from ptxconf.cases import Outcome, fail, passed
 from ptxconf.oracle import facts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
 
 from .. import plan as P
 from .. import space
-from ..session import Session, a_regs, acc_values, d_matrix, desc, gpu_case, image, launch, layout
+from ..session import (
+    Session,
+    a_regs,
+    acc_values,
+    d_matrix,
+    desc,
+    image,
+    launch,
+    layout,
+    planned_family,
+)
 from ..variants import WgmmaVariant
 
 PROVIDER = "gpu-sweep"
@@ -308,16 +317,8 @@ def sweep_plan(spec: Spec) -> list[P.Planned]:
             for mod in P.plan(spec).wgmma_batches.values() for v in mod]
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of every variant case."""
-    for p in sweep_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """Every instruction variant, in module order."""
-    for p in sweep_plan(spec):
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _variant_body(*p.args))
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(PROVIDER, sweep_plan, lambda p: _variant_body(*p.args))
 
 
 def naive_variant(sess: Session, v: WgmmaVariant, folder: str) -> Outcome | BaseException:

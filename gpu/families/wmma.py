@@ -13,21 +13,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
-from ptxconf.cases import Case, Outcome, fail, outcome, passed
+from ptxconf.cases import Outcome, fail, outcome, passed
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.records import WmmaAlignmentExample, WmmaDefaultStride
 from ptxconf.oracle.spec import Spec
-from ptxconf.providers import RunContext
 from ptxconf.results import Status
 
 from .. import plan as P
-from ..session import GpuBody, Session, gpu_case, round_up
+from ..session import GpuBody, Session, planned_family, round_up
 from ..variants import WmmaVariant
 
 PROVIDER = "gpu-wmma"
@@ -314,13 +313,5 @@ _BODIES: dict[str, Callable[..., GpuBody]] = {
     P.CHECK_WMMA_ALIGN: _align_body}
 
 
-def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
-    """(check, key) of every wmma case."""
-    for p in P.wmma_plan(spec):
-        yield p.check, p.key
-
-
-def cases(spec: Spec, ctx: RunContext) -> Iterator[Case]:
-    """Loads, stores, then the alignment cases."""
-    for p in P.wmma_plan(spec):
-        yield gpu_case(spec, ctx, PROVIDER, p.check, p.key, _BODIES[p.check](p.key, *p.args))
+#: The family's (check, key) pairs and its cases (`session.planned_family`).
+case_keys, cases = planned_family(PROVIDER, P.wmma_plan, lambda p: _BODIES[p.check](p.key, *p.args))

@@ -33,7 +33,6 @@ from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_ca
 from ptxconf.oracle.records import (
     CuteLayout,
     ElementType,
-    MajorConvention,
     ModeStatement,
     OperationRegisters,
     RegisterFragment,
@@ -365,16 +364,11 @@ def _letters(row: CuteLayout) -> tuple[str, str] | None:
 
 
 def _convention_major(spec: Spec, operand: str, letter: str) -> str:
-    """The major-ness CUTLASS's letter means for an operand (cute/major_conventions); a letter
-    the document does not define is the other major-ness of the one it does."""
-    rows = [r for r in spec.of(MajorConvention) if r.convention == "cute-name"
-            and r.operand == operand]
-    for r in rows:
-        if r.spelled == letter:
-            return r.major
-    for r in rows:
-        return "K" if r.major == "MN" else "MN"
-    raise fail(f"no cute-name convention row for operand {operand}")
+    """The major-ness CUTLASS's letter means for an operand (`facts.cute_letter_major`)."""
+    try:
+        return facts.cute_letter_major(spec, operand, letter)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
 
 
 def _layout_major(spec: Spec, row: CuteLayout) -> str:
