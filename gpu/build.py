@@ -444,57 +444,50 @@ def _cupy_module(source: str, options: Sequence[str]) -> Any:
     return _modules[key]
 
 
-def wgmma_kernels(variants: Iterable[WgmmaVariant]) -> dict[WgmmaVariant, Any]:
-    """CuPy kernels for these variants; the ones not yet built share one new module."""
+def _kernels_of(variants: Iterable[Any], module_of: Any) -> dict[Any, Any]:
+    """CuPy kernels for these variants: the ones not yet loaded come from one new module,
+    `module_of(missing)` (each variant's kernel is named `kernel_name`)."""
     vs = _unique(variants)
     with _lock:
         missing = [v for v in vs if v not in _kernels]
         if missing:
-            module = _cupy_module(wgmma_source(missing), ARCH_OPTIONS)
+            module = module_of(missing)
             for v in missing:
                 _kernels[v] = module.get_function(v.kernel_name)
         return {v: _kernels[v] for v in vs}
+
+
+def wgmma_kernels(variants: Iterable[WgmmaVariant]) -> dict[WgmmaVariant, Any]:
+    """CuPy kernels for these variants; the ones not yet built share one new module."""
+    return _kernels_of(variants, lambda vs: _cupy_module(wgmma_source(vs), ARCH_OPTIONS))
+
+
+def _wmma_module(vs: list[WmmaVariant]) -> Any:
+    problem = include_problem()
+    if problem:
+        raise RuntimeError(problem)
+    return _cupy_module(wmma_source(vs), wmma_options())
 
 
 def wmma_kernels(variants: Iterable[WmmaVariant]) -> dict[WmmaVariant, Any]:
     """CuPy kernels for these wmma probes; the ones not yet built share one new module."""
-    vs = _unique(variants)
-    with _lock:
-        missing = [v for v in vs if v not in _kernels]
-        if missing:
-            problem = include_problem()
-            if problem:
-                raise RuntimeError(problem)
-            module = _cupy_module(wmma_source(missing), wmma_options())
-            for v in missing:
-                _kernels[v] = module.get_function(v.kernel_name)
-        return {v: _kernels[v] for v in vs}
+    return _kernels_of(variants, _wmma_module)
 
 
 def load_kernels(variants: Iterable[Any], cubin_path: str) -> dict[Any, Any]:
     """CuPy kernels of these variants from a compiled module on disk (`ptxconf.gpu.kcache`)."""
     import cupy
 
-    vs = _unique(variants)
-    with _lock:
+    def module(_: list[Any]) -> Any:
         if cubin_path not in _modules:
             _modules[cubin_path] = cupy.RawModule(path=cubin_path)
-        module = _modules[cubin_path]
-        for v in vs:
-            if v not in _kernels:
-                _kernels[v] = module.get_function(v.kernel_name)
-        return {v: _kernels[v] for v in vs}
+        return _modules[cubin_path]
+
+    return _kernels_of(variants, module)
 
 
 def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
     """CuPy kernels for SM70 mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
     from .mma_sync import source
 
-    vs = _unique(variants)
-    with _lock:
-        missing = [v for v in vs if v not in _kernels]
-        if missing:
-            module = _cupy_module(source(tuple(missing)), ARCH_OPTIONS)
-            for v in missing:
-                _kernels[v] = module.get_function(v.kernel_name)
-        return {v: _kernels[v] for v in vs}
+    return _kernels_of(variants, lambda vs: _cupy_module(source(tuple(vs)), ARCH_OPTIONS))
