@@ -19,6 +19,7 @@ from ptxconf.mutants import (
     exempt_keys,
     killed_by,
     main,
+    next_value,
     progress_line,
 )
 from ptxconf.oracle import records
@@ -81,6 +82,14 @@ def test_exemptions_are_the_record_kinds_informative_fields() -> None:
             and "first column to the second" in m.old]
     assert not text
     assert all("cite" in cls.INFORMATIVE for cls in records.RECORD_KINDS.values())
+
+
+def test_an_enumeration_skips_values_equal_but_for_white_space() -> None:
+    """"(8, 16)" -> "(8,16)" would be an equivalent mutant, nothing could kill it."""
+    assert next_value("(8, 16):(16,1)", {"(8, 16):(16,1)", "(8,16):(16,1)", "(8,64):(64,1)"}) \
+        == "(8,64):(64,1)"
+    assert next_value("b", {"a", "b"}) == "a"
+    assert next_value("a", {"a", "a "}) is None
 
 
 def test_progress_and_summary_figures() -> None:

@@ -171,10 +171,24 @@ def enum_mutants(root: Path) -> Iterator[Mutant]:
             if n.tag.endswith(":bool"):
                 new = "false" if n.value.lower() in ("true", "yes", "on") else "true"
                 yield Mutant(f.rel, line, start, end, f.text[start:end], new, "enum")
-            elif n.tag.endswith(":str") and len(domains.get(key, ())) > 1:
-                ordered = sorted(domains[key])
-                new = ordered[(ordered.index(n.value) + 1) % len(ordered)]
-                yield Mutant(f.rel, line, start, end, f.text[start:end], json.dumps(new), "enum")
+            elif n.tag.endswith(":str"):
+                new = next_value(n.value, domains.get(key, set()))
+                if new is not None:
+                    yield Mutant(f.rel, line, start, end, f.text[start:end], json.dumps(new),
+                                 "enum")
+
+
+def next_value(value: str, domain: set[str]) -> str | None:
+    """The next value of a sorted domain (cyclically) that differs from `value` in more than
+    white space ("(8, 16)" and "(8,16)" are one value: no mutant); None if there is none."""
+    ordered = sorted(domain)
+    at = ordered.index(value)
+    same = "".join(value.split())
+    for step in range(1, len(ordered)):
+        candidate = ordered[(at + step) % len(ordered)]
+        if "".join(candidate.split()) != same:
+            return candidate
+    return None
 
 
 def deletions(root: Path) -> Iterator[Mutant]:

@@ -4,6 +4,10 @@ tile its Swizzle Atom example selects an atom for, with that atom's swizzle.
 * `cutedsl.swizzle_of_selection`: a `swizzle` example's layout is a `select` example's layout
   ((8, 32):(32, 1), the bf16 K-major tile), and its Swizzle<B, M, S> is the swizzle
   get_smem_layout_atom makes for the atom chosen there (cutedsl/atom_selection.yaml).
+* `cutedsl.example_dtype`: the examples are of the type the blog prints its atoms for
+  (cutedsl/atoms_bf16.yaml: "K-Major / M-Major BFloat16 atoms"); the atom a selection example
+  chooses is one the blog prints for its type. (The layouts follow from the type's width alone,
+  so a type of the same width would pass every other check.)
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from functools import partial
 
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
-from ptxconf.oracle.records import AtomSelection, CuteDslExample, atom_name
+from ptxconf.oracle.records import AtomSelection, CuteDslExample, PrintedAtom, atom_name
 from ptxconf.oracle.spec import Spec
 
 
@@ -22,6 +26,19 @@ def cases(spec: Spec) -> Iterator[Case]:
     for ex in spec.of(CuteDslExample):
         if ex.example == "swizzle":
             yield make_case("cutedsl.swizzle_of_selection", ex.key, partial(_tie, spec, ex))
+        if ex.dtype is not None:
+            yield make_case("cutedsl.example_dtype", ex.key, partial(_dtype, spec, ex))
+
+
+def _dtype(spec: Spec, ex: CuteDslExample) -> str:
+    """The example's type is one the blog prints atoms for; a chosen atom is printed for it."""
+    printed = {a.id for a in spec.of(PrintedAtom)}
+    types = sorted({a.dtype for a in spec.of(PrintedAtom)})
+    if ex.dtype not in types:
+        raise fail(f"{ex.key}: an example of {ex.dtype}; the blog prints its atoms for {types}")
+    if ex.chosen is not None and f"{ex.chosen}.{ex.dtype}" not in printed:
+        raise fail(f"{ex.key}: chooses {ex.chosen}, which the blog prints for no {ex.dtype} atom")
+    return f"{ex.dtype}, as the printed atoms" + (f" ({ex.chosen}.{ex.dtype})" if ex.chosen else "")
 
 
 def _tie(spec: Spec, ex: CuteDslExample) -> str:
