@@ -20,9 +20,10 @@ from .variants import WgmmaVariant, WmmaVariant, instruction_types, wgmma_famili
 
 #: Where a wmma probe's matrix lives.
 WMMA_MEMORIES = ("global", "shared")
-#: Instruction variants per compiled module: NVRTC's fixed cost is paid per module, and a
-#: module of 64 compiles in a few seconds on one core.
-KERNELS_PER_MODULE = 64
+#: Instruction variants per compiled module: NVRTC's fixed cost (about 65 ms) is paid per
+#: module; 32 kernels of mixed sizes compile in a few seconds on one core, and the modules
+#: spread over every core.
+KERNELS_PER_MODULE = 32
 
 
 def wgmma_variants(spec: Spec) -> tuple[WgmmaVariant, ...]:
@@ -43,10 +44,26 @@ def operand_majors(v: WgmmaVariant) -> tuple[str | None, str]:
     return a, "MN" if v.trans_b else "K"
 
 
+def compile_weight(v: WgmmaVariant) -> int:
+    """A kernel's relative compile cost: its accumulator and A registers (ptxas's time grows
+    with them; an N=256 f32 kernel takes the longest)."""
+    return v.nreg_d + v.nreg_a
+
+
 def modules(variants: tuple[WgmmaVariant, ...], per: int = KERNELS_PER_MODULE
             ) -> list[tuple[WgmmaVariant, ...]]:
-    """The variants cut into modules of at most `per` kernels, in order."""
-    return [variants[i:i + per] for i in range(0, len(variants), per)]
+    """The variants cut into as few modules of at most `per` kernels as hold them, balanced
+    by compile cost (heaviest first, each to the lightest module with room), so that the
+    modules compile in about the same time in parallel; each module in space order."""
+    count = -(-len(variants) // per)
+    load = [0] * count
+    members: list[list[int]] = [[] for _ in range(count)]
+    order = sorted(range(len(variants)), key=lambda i: -compile_weight(variants[i]))
+    for i in order:
+        m = min((j for j in range(count) if len(members[j]) < per), key=lambda j: load[j])
+        members[m].append(i)
+        load[m] += compile_weight(variants[i])
+    return [tuple(variants[i] for i in sorted(ms)) for ms in members]
 
 
 @dataclass(frozen=True)
@@ -73,5 +90,6 @@ def counts(spec: Spec) -> dict[str, int]:
             "wmma probes (x global/shared)": len(wm) * len(WMMA_MEMORIES)}
 
 
-__all__ = ["KERNELS_PER_MODULE", "WMMA_MEMORIES", "WmmaProbe", "counts", "modules",
+__all__ = ["KERNELS_PER_MODULE", "WMMA_MEMORIES", "WmmaProbe", "compile_weight", "counts",
+           "modules",
            "operand_majors", "wgmma_variants", "wmma_probes"]
