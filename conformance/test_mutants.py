@@ -52,6 +52,9 @@ SAMPLE = [
     _pick("number", "wgmma/matrix_descriptor.yaml", ":18: 18 -> 19"),
     _pick("enum", "wgmma/element_types.yaml", "true -> false"),
     _pick("enum", "wgmma/element_types.yaml", "signed -> "),
+    _pick("enum", "wgmma/register_fragments.yaml", 'f16x2 -> "f32"'),
+    _pick("enum", "cutedsl/worked_examples.yaml", 'bf16 -> "f16"'),
+    _pick("number", "cute/mode_statements.yaml", ":27: 4 -> 5"),
     _pin("cutedsl/worked_examples.yaml"),
 ]
 
