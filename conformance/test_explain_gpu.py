@@ -1,5 +1,5 @@
 """The explain gallery on a GPU (`gpu.mistake[...]`, ptxconf.gpu.families.mistakes), run here
-against the probes' software model (conformance/test_gpu_cases.py's `Emulator`).
+against the probes' software model (conformance/emulator.py's `Emulator`).
 
 Explain reads descriptors as the H100 did, so the gallery runs against the model of that
 device (the base-offset field moves the swizzle phase: finding base-offset-field-moves-phase):
@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_gpu_cases import GPU_IDS, SPEC, Emulator, run_emulated
+from emulator import Emulator, run_emulated
+from test_gpu_cases import GPU_IDS, SPEC
 
 from ptxconf.gpu.families import mistakes
 from ptxconf.oracle.explain import catalog

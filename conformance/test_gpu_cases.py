@@ -4,11 +4,11 @@
 * `ptxconf.oracle.interpret` round-trips: encodings, placement, register fragments, digit
   codes; a dump made from the oracle's own maps decodes back to the matrix it came from.
 * Every GPU case of every GPU family (the providers of `ptxconf.providers.REGISTRY`, by id)
-  runs against `Emulator`, a software model of the probes that reads operands the way the
-  oracle's documented readings say (and a wmma fragment map of its own): each must pass. A
-  model that swizzles element offsets instead of bytes must be caught, with the hypothesis case
-  naming the reading it followed; a model that moves the swizzle phase by the base-offset field
-  (what the H100 did) must give the known finding.
+  runs against `Emulator` (conformance/emulator.py), a software model of the probes that
+  reads operands the way the oracle's documented readings say (and a wmma fragment map of its
+  own): each must pass. A model that swizzles element offsets instead of bytes must be caught,
+  with the hypothesis case naming the reading it followed; a model that moves the swizzle
+  phase by the base-offset field (what the H100 did) must give the known finding.
 * With the `gpu` marker, every GPU case runs on the device, all in one session, each judged as
   `ptxconf check` judges it (`judge(execute(case))`); they skip with `gpu_problem()`'s reason
   where no usable sm_90a device is found.
@@ -23,21 +23,18 @@ from typing import Any
 
 import numpy as np
 import pytest
+from emulator import MISALIGNED, Emulator, emulated_context, run_emulated  # conformance/emulator.py
 
 from ptxconf.cases import Case, execute
-from ptxconf.gpu import build, plan, probes, session
-from ptxconf.gpu.runner import ProbeResult
-from ptxconf.gpu.variants import WgmmaVariant, WmmaVariant, isa_facts, parse_wgmma
+from ptxconf.gpu import build, plan, session
+from ptxconf.gpu.variants import parse_wgmma
 from ptxconf.oracle import facts
 from ptxconf.oracle import interpret as I
-from ptxconf.oracle.canonical import canonical_row, row_swizzle
-from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.records import InstructionType
-from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.oracle.wmma import matrix_shape
-from ptxconf.providers import REGISTRY, RunContext
-from ptxconf.results import Result, Status
+from ptxconf.oracle.spec import default_spec
+from ptxconf.providers import REGISTRY
+from ptxconf.results import Status
 
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
@@ -227,214 +224,7 @@ def test_diff_names_coordinates() -> None:
     assert "6/99*" in d.details()["window"]
 
 
-# --- the cases against a software model of the probes -----------------------------------------
-
-FAKE_SMEM_BASE = 0x400
-MISALIGNED = "CUDARuntimeError: cudaErrorMisalignedAddress: misaligned address"
-
-
-class Emulator:
-    """Stands in for ProbeRunner: answers probe calls from the oracle's documented readings.
-
-    `swizzle_unit` picks the reading the modelled hardware follows (a mutant model reads
-    element offsets). Its wmma fragment map is its own: lane l, element e holds element
-    l * num + e of the matrix in row-major order (a replicated map for the f16 a/b shapes).
-    """
-
-    def __init__(self, spec: Spec, swizzle_unit: str = "bytes",
-                 field_moves_phase: bool = False) -> None:
-        self.spec = spec
-        self.isa = isa_facts(spec)
-        self.swizzle_unit = swizzle_unit
-        self.field_moves_phase = field_moves_phase
-        self.restarts = 0
-        self.calls: dict[str, int] = {}
-
-    def close(self) -> None:
-        """Nothing to end."""
-
-    def call(self, name: str, *args: Any, timeout_s: float | None = None,
-             **kw: Any) -> ProbeResult:
-        self.calls[name] = self.calls.get(name, 0) + 1
-        try:
-            value = getattr(self, "_" + name.replace(".", "_"))(*args, **kw)
-        except _Fault as f:
-            self.restarts += 1
-            return ProbeResult(False, error=str(f), error_kind="cuda")
-        return ProbeResult(True, value=value, seconds=0.0)
-
-    # device
-
-    def _device_usable_sm90a(self) -> tuple[bool, str]:
-        return True, "emulator"
-
-    def _device_describe(self) -> dict[str, Any]:
-        return {"name": "emulator", "compute_capability": "9.0", "cuda_driver_version": "-",
-                "cuda_runtime_version": "-", "cupy_version": "-"}
-
-    def _prepare_wgmma(self, vs: list) -> int:
-        return len(vs)
-
-    _prepare_wmma = _prepare_wgmma
-
-    # wgmma
-
-    def _operand(self, image: bytes, start: int, desc: int, dtype: str, major: str, mn: int,
-                 k: int) -> np.ndarray:
-        f = descriptor_format(self.spec).decode(desc)
-        period = row_swizzle(canonical_row(self.spec, major, str(f["swizzle"]))).period()
-        addr = int(f["start_address_bytes"])
-        phase = addr
-        if self.field_moves_phase:  # what the H100 did: the field moves the swizzle phase
-            phase -= int(f["base_offset"]) << 7
-        lay = I.OperandLayout(dtype, major, str(f["swizzle"]), mn, k, int(f["lbo_bytes"]),
-                              int(f["sbo_bytes"]), base_offset_bytes=phase % max(period, 1),
-                              swizzle_unit=self.swizzle_unit)
-        bits = I.element_bits(self.spec, dtype)
-        offs = I.offsets(self.spec, lay)
-        rel = addr - (FAKE_SMEM_BASE + start)
-        unit = 8 if bits < 8 else 1
-        img = np.frombuffer(image, dtype=np.uint8)
-        if I.footprint_bytes(offs, bits) + start + rel > len(img):
-            raise _Fault("CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access")
-        raw = I.gather(img, offs + (start + rel) * unit, bits)
-        return I.decode(self.spec, dtype, raw)
-
-    def _run_wgmma_dump(self, v: WgmmaVariant, a_smem, b_smem, a_desc_rel, b_desc_rel,
-                        a_regs=None, c_init=None, *, smem_a_offset_bytes=0,
-                        smem_b_offset_bytes=0, smem_bytes=0, desc_start_shift,
-                        desc_start_lsb) -> probes.WgmmaDump:
-        image, a_start, b_start = probes.wgmma_smem_image(
-            a_smem, b_smem, smem_a_offset_bytes, smem_b_offset_bytes, smem_bytes)
-
-        def full(rel: int, start: int) -> int:
-            return rel + (((FAKE_SMEM_BASE + start) >> desc_start_shift) << desc_start_lsb)
-
-        b_desc = full(b_desc_rel, b_start)
-        b = self._operand(image, b_start, b_desc, v.btype, "MN" if v.trans_b else "K", v.n, v.k)
-        if v.a_from_regs:
-            table = I.fragment_table(self.spec, v.ptx_name, "A")
-            raw = I.matrix_from_regs(a_regs, table, (v.m, v.k), I.element_bits(self.spec,
-                                                                                v.atype))
-            a = I.decode(self.spec, v.atype, raw)
-            a_desc = None
-        else:
-            a_desc = full(a_desc_rel, a_start)
-            a = self._operand(image, a_start, a_desc, v.atype, "MN" if v.trans_a else "K", v.m,
-                              v.k)
-        d = I.matmul(a.astype(np.int64), b.astype(np.int64))
-        table = I.fragment_table(self.spec, v.ptx_name, "D")
-        regs = I.regs_from_matrix(I.encode(self.spec, v.dtype, d), table, self.isa.warpgroup_threads,
-                                  v.nreg_d, I.element_bits(self.spec, v.dtype))
-        return probes.WgmmaDump(v, regs, FAKE_SMEM_BASE,
-                                None if a_start is None else FAKE_SMEM_BASE + a_start,
-                                FAKE_SMEM_BASE + b_start, a_desc, b_desc)
-
-    def _run_wgmma_batch(self, v: WgmmaVariant, launches: list[dict]) -> list:
-        return [self._run_wgmma_dump(v, **kw) for kw in launches]
-
-    _run_wgmma_blocks = _run_wgmma_batch
-
-    # mma.sync (SM70 atoms): the documented model reads A and B, and writes D, where the
-    # atom's layouts say
-
-    def _run_mma_sync(self, v: Any, a_words: np.ndarray, b_words: np.ndarray,
-                      c_words: np.ndarray) -> np.ndarray:
-        from ptxconf.gpu.families import mma_sync as MS
-
-        lanes = MS.quadpair_lanes(self.spec, v.thr_id)
-        def operand(words: np.ndarray, layout: str) -> np.ndarray:
-            raw = MS.unpack(self.spec, words, lanes, MS.slots(layout, 8, 4), (8, 4), "f16")
-            return I.decode(self.spec, "f16", raw.reshape(-1)).reshape(raw.shape)
-
-        a, b = operand(a_words, v.a_layout), operand(b_words, v.b_layout)
-        d = np.einsum("qmk,qnk->qmn", a.astype(np.int64), b.astype(np.int64))
-        return MS.pack(self.spec, d, lanes, MS.slots(v.c_layout, 8, 8), v.nreg_d, v.acc)
-
-    def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:
-        return [self._run_wgmma_batch(v, launches) for v, launches in jobs]
-
-    # wmma
-
-    def _wmma_geometry(self, v: WmmaVariant) -> tuple[int, int, int, int]:
-        rows, cols = matrix_shape(v.m, v.n, v.k, v.matrix)
-        bits = I.element_bits(self.spec, v.dtype)
-        copies = 2 if v.matrix != "c" and v.dtype == "f16" and v.shape == "m16n16k16" else 1
-        num = rows * cols * copies // self.isa.warp_threads
-        return rows, cols, num, max(1, num * bits // 8)
-
-    def _cells(self, v: WmmaVariant) -> np.ndarray:
-        rows, cols, num, _ = self._wmma_geometry(v)
-        q = (np.arange(self.isa.warp_threads * num) % (rows * cols)).reshape(self.isa.warp_threads, num)
-        return np.stack([q // cols, q % cols], axis=-1)
-
-    def _offsets(self, v: WmmaVariant, ldm: int, col_major: bool | None) -> np.ndarray:
-        rows, cols, _, fb = self._wmma_geometry(v)
-        layout = v.layout or ("col" if col_major else "row")
-        return I.wmma_element_offsets(rows, cols, layout, ldm, I.element_bits(self.spec,
-                                                                                v.dtype))
-
-    def _check_align(self, v: WmmaVariant, ldm: int, offset: int) -> None:
-        _, _, _, fb = self._wmma_geometry(v)
-        bits = I.element_bits(self.spec, v.dtype)
-        if offset % fb or (ldm * bits // 8) % fb:
-            raise _Fault(MISALIGNED)
-
-    def _run_wmma_load(self, v: WmmaVariant, memory: bytes, *, ldm: int, offset_bytes: int = 0,
-                       col_major: bool | None = None, use_smem: bool = False) -> probes.WmmaDump:
-        self._check_align(v, ldm, offset_bytes)
-        rows, cols, num, fb = self._wmma_geometry(v)
-        bits = I.element_bits(self.spec, v.dtype)
-        offs = self._offsets(v, ldm, col_major)
-        unit = 8 if bits < 8 else 1
-        raw = I.gather(np.frombuffer(memory, dtype=np.uint8), offs + offset_bytes * unit, bits)
-        cells = self._cells(v)
-        slots = raw[cells[..., 0], cells[..., 1]]
-        if bits >= 8:
-            words = I.wmma_fill_words(slots, fb, bits, -(-fb // 4))
-        else:
-            words = np.zeros((self.isa.warp_threads, 1), dtype=np.uint64)
-            for e in range(num):
-                words[:, 0] |= slots[:, e] << np.uint64(e * bits)
-            words = words.astype(np.uint32)
-        return probes.WmmaDump(v, words, memory, fb, num, 0x1000 + offset_bytes, use_smem)
-
-    def _run_wmma_store(self, v: WmmaVariant, frag_words: np.ndarray, memory: bytes, *,
-                        ldm: int, col_major: bool, offset_bytes: int = 0,
-                        use_smem: bool = False) -> probes.WmmaDump:
-        self._check_align(v, ldm, offset_bytes)
-        rows, cols, num, fb = self._wmma_geometry(v)
-        bits = I.element_bits(self.spec, v.dtype)
-        slots = I.wmma_fragment_slots(frag_words, num, fb, bits)
-        cells = self._cells(v)
-        mat = np.zeros((rows, cols), dtype=np.uint64)
-        mat[cells[..., 0], cells[..., 1]] = slots
-        offs = self._offsets(v, ldm, col_major)
-        img = I.place(mat, offs + offset_bytes, bits, image=np.frombuffer(memory, np.uint8))
-        return probes.WmmaDump(v, np.asarray(frag_words), img.tobytes(), fb, num, 0x1000,
-                               use_smem)
-
-class _Fault(Exception):
-    pass
-
-
-def emulated_context(emu: Emulator) -> RunContext:
-    """A run context whose GPU session talks to the emulator instead of a probe worker."""
-    ctx = RunContext(gpu="on")
-    ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(SPEC, emu),
-                 session.Session.close)
-    return ctx
-
-
-def run_emulated(emu: Emulator, only: str | None = None) -> list[Result]:
-    """Every GPU case (of every GPU provider) whose id holds `only`, run against `emu`."""
-    ctx = emulated_context(emu)
-    try:
-        return [execute(c) for p in GPU_PROVIDERS for c in p.load(SPEC, ctx)
-                if not only or only in c.id]
-    finally:
-        ctx.close()
-
+# --- the cases against a software model of the probes (conformance/emulator.py) ----------------
 
 @pytest.fixture(scope="module")
 def emulated() -> Iterator[dict[str, Case]]:
