@@ -34,6 +34,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 STAGE = ROOT / ".mutmut-stage"
 SUMMARY = ROOT / "reports" / "mutation" / "summary.json"
+#: The first runs (before the tests they prompted) and how each survivor was handled.
+FIRST_RUN = ROOT / "reports" / "mutation" / "first-run.json"
+TRIAGE = ROOT / "reports" / "mutation" / "triage.json"
+README = ROOT / "reports" / "mutation" / "README.md"
+BEGIN, END = "<!-- tables: run_mutmut.py --markdown -->", "<!-- /tables -->"
 #: repo folder -> where it lies in the staging tree (its import name)
 LAYOUT = {"ptxconf": "ptxconf", "oracle": "ptxconf/oracle", "gpu": "ptxconf/gpu",
           "spec": "ptxconf/spec", "conformance": "conformance"}
@@ -141,6 +146,57 @@ def summarize(argv: list[str], source: str) -> dict:
     }
 
 
+def _handling(triage: dict[str, str], mutant: str) -> str:
+    import fnmatch
+
+    for pattern, how in triage.items():
+        if pattern == mutant or fnmatch.fnmatchcase(mutant, pattern):
+            return how
+    return "UNTRIAGED"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("`", "'")
+
+
+def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
+    """The README's tables: per module the first and the last run's counts, and every mutant
+    that survived either run, with its diff, its status in the last run and how it was handled."""
+    out = []
+    for path, mod in summary["modules"].items():
+        before = first.get("modules", {}).get(path)
+        out += [f"### {path}", "",
+                "| run | mutants | killed | survived | timeout | no tests | score |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for name, m in (("first (before the new tests)", before), ("last (summary.json)", mod)):
+            if m:
+                out.append(f"| {name} | {m['mutants']} | {m['killed']} | {m['survived']} | "
+                           f"{m['timeout']} | {m['no_tests']} | {m['score']} |")
+        now = {s["mutant"]: s for s in mod["survivors"]}
+        rows = {s["mutant"]: s for s in (before or {}).get("survivors", [])}
+        rows.update(now)
+        out += ["", "| mutant | diff (- original + mutant) | last run | handled |",
+                "| --- | --- | --- | --- |"]
+        for key in sorted(rows, key=_mutant_sort_key):
+            status = now[key]["status"] if key in now else "killed"
+            how = _handling(triage, key)
+            if how.startswith("killed") and status != "killed":
+                how = f"NOT KILLED (meant: {how})"
+            short = key.removeprefix("ptxconf.oracle.")
+            out.append(f"| `{_cell(short)}` | `{_cell(rows[key]['diff'])}` | {status} | {_cell(how)} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def write_readme_tables(summary: dict) -> None:
+    first = json.loads(FIRST_RUN.read_text()) if FIRST_RUN.exists() else {}
+    triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
+    text = README.read_text() if README.exists() else f"{BEGIN}\n{END}\n"
+    head, _, rest = text.partition(BEGIN)
+    _, _, tail = rest.partition(END)
+    README.write_text(f"{head}{BEGIN}\n{render(summary, first, triage)}\n{END}{tail}")
+
+
 def _mutant_sort_key(key: str) -> tuple[str, int]:
     stem, _, n = key.rpartition("__mutmut_")
     return stem, int(n) if n.isdigit() else 0
@@ -162,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="reuse the staging tree's earlier mutmut results")
     ap.add_argument("--no-run", action="store_true", help="only write the summary of the last run")
     ap.add_argument("--summary", type=Path, default=SUMMARY)
+    ap.add_argument("--markdown", action="store_true",
+                    help="rewrite the tables of reports/mutation/README.md from the summary")
     ap.add_argument("mutants", nargs="*", help="mutant names or globs (e.g. 'ptxconf.oracle.descriptor.*')")
     args = ap.parse_args(argv)
 
@@ -181,6 +239,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{path}: {mod['mutants']} mutants, {mod['killed']} killed, {mod['survived']} survived, "
               f"{mod['timeout']} timeout, {mod['no_tests']} no tests, score {mod['score']}")
     print(f"summary: {args.summary}")
+    if args.markdown:
+        write_readme_tables(summary)
+        print(f"tables: {README}")
     return 0
 
 
