@@ -172,9 +172,9 @@ def enum_mutants(root: Path) -> Iterator[Mutant]:
                 new = "false" if n.value.lower() in ("true", "yes", "on") else "true"
                 yield Mutant(f.rel, line, start, end, f.text[start:end], new, "enum")
             elif n.tag.endswith(":str"):
-                new = next_value(n.value, domains.get(key, set()))
-                if new is not None:
-                    yield Mutant(f.rel, line, start, end, f.text[start:end], json.dumps(new),
+                nxt = next_value(n.value, domains.get(key, set()))
+                if nxt is not None:
+                    yield Mutant(f.rel, line, start, end, f.text[start:end], json.dumps(nxt),
                                  "enum")
 
 
