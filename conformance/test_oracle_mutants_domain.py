@@ -6,7 +6,15 @@ files cite them) and from the rule texts of `ptxconf oracle`'s documented refusa
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
+from ptxconf.oracle import domain as D
+from ptxconf.oracle.canonical import SmemQuery
 from ptxconf.oracle.domain import DomainError, DomainWarning
+from ptxconf.oracle.records import DescriptorField
+from ptxconf.oracle.spec import Spec, default_spec
 
 
 def test_refusal_and_warning_read_rule_dash_message() -> None:
@@ -16,3 +24,101 @@ def test_refusal_and_warning_read_rule_dash_message() -> None:
     w = DomainWarning("DOMAIN-ALIAS", "expected 4 distinct addresses, got 3")
     assert str(w) == "DOMAIN-ALIAS - expected 4 distinct addresses, got 3"
     assert w.as_dict() == {"code": "DOMAIN-ALIAS", "message": "expected 4 distinct addresses, got 3"}
+
+SPEC = default_spec()
+# PTX: the descriptor's 14-bit address fields hold (addr & 0x3FFFF) >> 4, so the largest start,
+# LBO and SBO are 0x3FFF0 bytes; operand starts are 16-byte aligned (9.7.15.5.1).
+TOP = 0x3FFF0
+
+
+def _encode_args(**kw) -> dict:
+    return {"start_address_bytes": 0, "lbo_bytes": 16, "sbo_bytes": 16, "swizzle": "128B",
+            "base_offset": 0, **kw}
+
+
+def _refusal(call) -> str:
+    with pytest.raises(DomainError) as info:
+        call()
+    return str(info.value)
+
+
+def test_the_largest_and_16_byte_aligned_starts_are_accepted() -> None:
+    D.check_descriptor(SPEC, **_encode_args(start_address_bytes=TOP))
+    D.check_descriptor(SPEC, **_encode_args(start_address_bytes=16))
+
+
+def test_a_start_past_the_address_range_is_refused_by_rule() -> None:
+    err = _refusal(lambda: D.check_descriptor(SPEC, **_encode_args(start_address_bytes=TOP + 16)))
+    assert err == "DOMAIN-START-RANGE - expected start address in 0..0x3fff0 bytes, got 0x40000"
+
+
+def test_a_swizzle_the_descriptor_cannot_encode_names_the_choices() -> None:
+    err = _refusal(lambda: D.check_descriptor(SPEC, **_encode_args(swizzle="16B")))
+    assert err == "DOMAIN-SWIZZLE - expected swizzle one of none, 128B, 64B, 32B, got '16B'"
+
+
+def _spec_with(**replace: dict) -> Spec:
+    """The bundled spec with some normative descriptor rows changed."""
+    rows = tuple(dataclasses.replace(r, **replace[r.id])
+                 if isinstance(r, DescriptorField) and r.file == "wgmma/matrix_descriptor.yaml"
+                 and r.id in replace else r for r in SPEC.rows)
+    return Spec(root=SPEC.root, rows=rows)
+
+
+def test_the_descriptor_checks_read_the_spec_they_are_given() -> None:
+    # a descriptor with a 17-bit address window and no 64B code
+    other = _spec_with(start_address={"address_bits": 17},
+                       layout_type={"codes": {"none": 0, "128B": 1, "32B": 3}})
+    assert D.descriptor_swizzles(other) == ("none", "128B", "32B")
+    with pytest.raises(DomainError, match="^DOMAIN-SWIZZLE"):
+        D.check_descriptor(other, **_encode_args(swizzle="64B"))
+    with pytest.raises(DomainError, match="^DOMAIN-START-RANGE"):
+        D.check_descriptor(other, **_encode_args(start_address_bytes=1 << 17))
+    D.check_descriptor(SPEC, **_encode_args(start_address_bytes=1 << 17))
+
+
+def _q(**kw) -> SmemQuery:
+    return SmemQuery(**{"dtype": "f16", "major": "K", "swizzle": "none", "mn": 8, "k": 32,
+                        "lbo_bytes": 128, "sbo_bytes": 256, **kw})
+
+
+def test_lbo_zero_names_how_many_steps_the_operand_takes() -> None:
+    # K-major no-swizzle ((8,m),(T,2k)):((1T,SBO),(1,LBO)), T = 8: k = 32 is 4 columns of 8
+    # elements, the last 3 LBO steps from the first
+    err = _refusal(lambda: D.check_smem(SPEC, _q(lbo_bytes=0)))
+    assert err.startswith("DOMAIN-LBO-ZERO - expected LBO > 0: this 8x32 K_INTER operand takes "
+                          "3 LBO step(s)")
+
+
+def test_sbo_zero_names_how_many_steps_the_operand_takes() -> None:
+    # 16 rows: the second group of 8 is one SBO step on
+    err = _refusal(lambda: D.check_smem(SPEC, _q(mn=16, sbo_bytes=0)))
+    assert err.startswith("DOMAIN-SBO-ZERO - expected SBO > 0: this 16x32 K_INTER operand takes "
+                          "1 SBO step(s)")
+
+
+def test_sbo_zero_is_fine_where_no_sbo_step_is_taken() -> None:
+    # 8 rows: one group, so SBO is never stepped, however many LBO steps K takes
+    assert D.check_smem(SPEC, _q(sbo_bytes=0)) == []
+
+
+def test_swapped_roles_exchange_which_zero_is_refused_for_mn_major_swizzled_only() -> None:
+    # MN-major 128B ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO)): 64 x 16 takes no LBO and one SBO step
+    mn_sw = dict(dtype="f16", major="MN", swizzle="128B", mn=64, k=16)
+    assert D.check_smem(SPEC, SmemQuery(**mn_sw, lbo_bytes=0, sbo_bytes=1024)) == []
+    with pytest.raises(DomainError, match="^DOMAIN-LBO-ZERO"):
+        D.check_smem(SPEC, SmemQuery(**mn_sw, lbo_bytes=0, sbo_bytes=1024, mn_lbo_sbo_roles="swapped"))
+    assert D.check_smem(SPEC, SmemQuery(**mn_sw, lbo_bytes=1024, sbo_bytes=0,
+                                        mn_lbo_sbo_roles="swapped")) == []
+    # K-major and MN-major without swizzle: the reading changes nothing
+    for q in (_q(lbo_bytes=0), SmemQuery("f16", "MN", "none", 16, 16, 0, 256)):
+        with pytest.raises(DomainError, match="^DOMAIN-LBO-ZERO"):
+            D.check_smem(SPEC, dataclasses.replace(q, mn_lbo_sbo_roles="swapped"))
+
+
+def test_alias_warning_names_the_first_pair() -> None:
+    w = D.alias_warning([[0, 16], [16, 32]], "bytes")
+    assert w is not None
+    assert str(w) == ("DOMAIN-ALIAS - expected 4 distinct addresses, got 3: (mn 0, k 1) and "
+                      "(mn 1, k 0) both at 0x10 bytes")
+    assert D.alias_warning([[0, 1], [2, 3]], "bits") is None
