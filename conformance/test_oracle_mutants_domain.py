@@ -13,7 +13,7 @@ import pytest
 from ptxconf.oracle import domain as D
 from ptxconf.oracle.canonical import SmemQuery
 from ptxconf.oracle.domain import DomainError, DomainWarning
-from ptxconf.oracle.records import DescriptorField
+from ptxconf.oracle.records import DescriptorField, InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
 
 
@@ -122,3 +122,24 @@ def test_alias_warning_names_the_first_pair() -> None:
     assert str(w) == ("DOMAIN-ALIAS - expected 4 distinct addresses, got 3: (mn 0, k 1) and "
                       "(mn 1, k 0) both at 0x10 bytes")
     assert D.alias_warning([[0, 1], [2, 3]], "bits") is None
+
+
+def test_the_largest_base_offset_field_is_accepted() -> None:
+    # the field is 3 bits wide (bits 51-49): 7 fits
+    D.check_descriptor(SPEC, **_encode_args(base_offset=7))
+    assert D.check_smem(SPEC, SmemQuery("f16", "K", "128B", 8, 64, 16, 1024, base_offset_field=7)) == []
+
+
+def test_an_operand_of_exactly_the_addressable_256_kib_is_accepted() -> None:
+    # 18 address bits: 256 KiB; 256 x 512 f16 is 262144 bytes, 256 x 528 is 270336
+    assert D.check_smem(SPEC, _q(mn=256, k=512, lbo_bytes=16, sbo_bytes=16)) == []
+    err = _refusal(lambda: D.check_smem(SPEC, _q(mn=256, k=528, lbo_bytes=16, sbo_bytes=16)))
+    assert err == ("DOMAIN-SIZE - expected mn x k within the 262144 bytes a descriptor addresses, "
+                   "got 256x528 f16 = 270336 bytes")
+
+
+def test_a_k_off_the_instruction_step_names_the_first_instruction_of_the_type() -> None:
+    first = next(r for r in SPEC.of(InstructionType) if "f16" in (r.atype, r.btype))
+    err = _refusal(lambda: D.check_smem(SPEC, _q(k=8)))
+    assert err == (f"DOMAIN-SHAPE - expected k a positive multiple of {first.k_elems} "
+                   f"(the K one instruction reads: {first.id}), got 8")
