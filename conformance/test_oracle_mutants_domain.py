@@ -143,3 +143,49 @@ def test_a_k_off_the_instruction_step_names_the_first_instruction_of_the_type() 
     err = _refusal(lambda: D.check_smem(SPEC, _q(k=8)))
     assert err == (f"DOMAIN-SHAPE - expected k a positive multiple of {first.k_elems} "
                    f"(the K one instruction reads: {first.id}), got 8")
+
+
+def test_the_largest_lbo_and_sbo_are_accepted() -> None:
+    D.check_descriptor(SPEC, **_encode_args(lbo_bytes=TOP, sbo_bytes=TOP))
+
+
+@pytest.mark.parametrize("q,head,tail", [
+    (_q(dtype="f8"), "DOMAIN-DTYPE - expected dtype one of ", ", got 'f8'"),
+    (_q(swizzle="16B"), "DOMAIN-SWIZZLE - expected swizzle one of ", ", got '16B'"),
+    # every swizzle mode has MN- and K-major templates (canonical_layouts.yaml: MN rows first)
+    (_q(major="X", swizzle="128B"), "DOMAIN-MAJOR - expected major one of MN, K", ", got 'X'"),
+    (_q(k=0), "DOMAIN-SHAPE - expected k a positive multiple of 16", ", got 0"),
+    # no swizzle: the start modulo the whole address range (0x3FFF0 = 262128)
+    (_q(base_offset_bytes=262144), "DOMAIN-BASE-RANGE - expected base offset (start modulo the "
+                                   "address range) in 0..262128 bytes", ", got 262144"),
+    (_q(swizzle="128B", k=64, sbo_bytes=1024, base_offset_bytes=1024),
+     "DOMAIN-BASE-RANGE - expected base offset (start modulo the 128B swizzle repeat) in 0..1008 bytes",
+     ", got 1024"),
+    # a 128B swizzle row is 128 bytes: 8 chunks of 16 bytes, 64 f16
+    (_q(swizzle="128B", k=128, sbo_bytes=1024),
+     "DOMAIN-K-INJECTIVE - expected k <= 64 (one 128B swizzle row of 8 16-byte chunks; past it "
+     "chunk 8 of row r is chunk 0 of row r+1", ", got 128"),
+])
+def test_smem_refusals_name_the_rule_the_bound_and_the_value(q: SmemQuery, head: str, tail: str) -> None:
+    err = _refusal(lambda: D.check_smem(SPEC, q))
+    assert err.startswith(head) and err.endswith(tail)
+
+
+def test_the_last_start_inside_the_128b_repeat_is_accepted() -> None:
+    # 1024-byte repeat, 16-byte aligned starts: 1008 is the last
+    assert D.check_smem(SPEC, _q(swizzle="128B", k=64, lbo_bytes=16, sbo_bytes=1024,
+                                 base_offset_bytes=1008)) == []
+
+
+def test_only_k_major_swizzled_operands_are_bound_to_one_swizzle_row() -> None:
+    # MN-major 128B and K-major no-swizzle operands 128 f16 deep are not K-INJECTIVE refusals
+    assert D.check_smem(SPEC, SmemQuery("f16", "MN", "128B", 64, 128, 1024, 1024)) == []
+    assert D.check_smem(SPEC, _q(k=128)) == []
+
+
+def test_smem_checks_read_the_descriptor_of_the_spec_they_are_given() -> None:
+    # a 10-bit LBO field stores at most 1023 << 4 = 16368 bytes
+    other = _spec_with(leading_byte_offset={"width_bits": 10})
+    assert D.check_smem(SPEC, _q(lbo_bytes=16384)) == []
+    with pytest.raises(DomainError, match="^DOMAIN-LBO-RANGE - expected LBO in 0..16368 bytes"):
+        D.check_smem(other, _q(lbo_bytes=16384))
