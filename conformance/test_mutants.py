@@ -55,6 +55,8 @@ SAMPLE = [
     _pick("enum", "wgmma/register_fragments.yaml", 'f16x2 -> "f32"'),
     _pick("enum", "cutedsl/worked_examples.yaml", 'bf16 -> "f16"'),
     _pick("number", "cute/mode_statements.yaml", ":27: 4 -> 5"),
+    _pick("number", "cute/mma_atoms.yaml", ": 127 -> 128"),
+    _pick("enum", "cute/mma_atoms.yaml", "SM70_8x8x4_F16F16F16F16_NT -> "),
     _pin("cutedsl/worked_examples.yaml"),
 ]
 

@@ -27,6 +27,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
     from ptxconf.oracle.checks import (
         completeness,
         cute_atoms,
+        cute_points,
         cutedsl,
         cutedsl_ties,
         descriptor_checks,
@@ -43,7 +44,7 @@ def all_cases(spec: Spec) -> Iterator[Case]:
     modules: Iterable[ModuleType] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                          cute_atoms, cutedsl, completeness, descriptor_ranges,
                          element_witness, figure_ties, register_types,
-                         mode_sizes, cutedsl_ties)
+                         mode_sizes, cutedsl_ties, cute_points)
     for module in modules:
         yield from module.cases(spec)
 
