@@ -13,7 +13,7 @@ import pytest
 from ptxconf.oracle import domain as D
 from ptxconf.oracle.canonical import SmemQuery
 from ptxconf.oracle.domain import DomainError, DomainWarning
-from ptxconf.oracle.records import DescriptorField, InstructionType
+from ptxconf.oracle.records import ByteOffsetDefinition, DescriptorField, InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
 
 
@@ -189,3 +189,27 @@ def test_smem_checks_read_the_descriptor_of_the_spec_they_are_given() -> None:
     assert D.check_smem(SPEC, _q(lbo_bytes=16384)) == []
     with pytest.raises(DomainError, match="^DOMAIN-LBO-RANGE - expected LBO in 0..16368 bytes"):
         D.check_smem(other, _q(lbo_bytes=16384))
+
+
+def test_lbo_zero_quotes_the_definition_row() -> None:
+    lbo_k_none = next(r for r in SPEC.of(ByteOffsetDefinition)
+                      if r.offset == "LBO" and r.major == "K" and "none" in r.swizzles)
+    err = _refusal(lambda: D.check_smem(SPEC, _q(lbo_bytes=0)))
+    assert err == ("DOMAIN-LBO-ZERO - expected LBO > 0: this 8x32 K_INTER operand takes 3 LBO step(s) "
+                   f"({lbo_k_none.text}), got 0")
+
+
+def test_an_ignored_k_major_swizzled_lbo_is_labelled_with_the_assumed_16_bytes() -> None:
+    # LBO.K.swizzled: not used, assumed 1 (a 128-bit unit): 16 bytes
+    row = next(r for r in SPEC.of(ByteOffsetDefinition)
+               if r.offset == "LBO" and r.major == "K" and "128B" in r.swizzles)
+    got = D.check_smem(SPEC, _q(swizzle="128B", k=64, lbo_bytes=128, sbo_bytes=1024))
+    assert [w.code for w in got] == ["DOMAIN-LBO-IGNORED"]
+    assert got[0].message.startswith(f"expected LBO 16 ({row.id}: {row.text}), got 128: ")
+
+
+def test_the_answer_labels_aliasing_in_its_units() -> None:
+    # SBO = 16 bytes puts rows 8-15 one chunk after rows 0-7: inside them
+    out = D.smem_answer(SPEC, _q(swizzle="128B", mn=16, k=16, lbo_bytes=16, sbo_bytes=16))
+    assert [w["code"] for w in out["warnings"]] == ["DOMAIN-ALIAS"]
+    assert out["warnings"][0]["message"].endswith(" bytes")
