@@ -147,3 +147,11 @@ def test_an_aliasing_tile_is_named() -> None:
     with pytest.raises(ValueError, match=r"^K-major none f16 8x16 with LBO=0 SBO=128 bytes puts two "
                                          r"elements at one address$"):
         banks.tile_offsets_bytes(SPEC, banks.TileQuery("K", "none", "f16", 8, 16, lbo_bytes=0))
+
+
+def test_a_core_matrix_reaching_one_past_the_last_column_is_refused() -> None:
+    # a hand-made 8 x 15 tile: core matrix (0, 1) would read columns 8..15, and column 15 is not there
+    q = banks.TileQuery("K", "none", "f16", 8, 15)
+    offsets = tuple(tuple(16 * i + 2 * j for j in range(15)) for i in range(8))
+    with pytest.raises(ValueError, match=r"core matrix \(0, 1\) is outside the 8x15 tile"):
+        banks.Tile(q, 8, 16, offsets).core_matrix_reads(0, 1)

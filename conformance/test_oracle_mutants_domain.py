@@ -111,7 +111,8 @@ def test_swapped_roles_exchange_which_zero_is_refused_for_mn_major_swizzled_only
     assert D.check_smem(SPEC, SmemQuery(**mn_sw, lbo_bytes=1024, sbo_bytes=0,
                                         mn_lbo_sbo_roles="swapped")) == []
     # K-major and MN-major without swizzle: the reading changes nothing
-    for q in (_q(lbo_bytes=0), SmemQuery("f16", "MN", "none", 16, 16, 0, 256)):
+    # (MN-major none, 8 x 16: one LBO step along K, no SBO step)
+    for q in (_q(lbo_bytes=0), SmemQuery("f16", "MN", "none", 8, 16, 0, 256)):
         with pytest.raises(DomainError, match="^DOMAIN-LBO-ZERO"):
             D.check_smem(SPEC, dataclasses.replace(q, mn_lbo_sbo_roles="swapped"))
 

@@ -96,7 +96,7 @@ def _one_line(diff: str) -> str:
     return f"- {' | '.join(minus)}  + {' | '.join(plus)}"
 
 
-def summarize(argv: list[str], source: str) -> dict:
+def summarize(argv: list[str], source: str, note: str = "") -> dict:
     """Read mutmut's results from STAGE/mutants (run inside STAGE)."""
     from mutmut.mutation.data import SourceFileMutationData
     from mutmut.mutation.diff_apply import get_diff_for_mutant
@@ -136,6 +136,7 @@ def summarize(argv: list[str], source: str) -> dict:
     return {
         "tool": f"mutmut {_version('mutmut')}",
         "command": "tox -e oracle-mutants" + (" -- " + " ".join(argv) if argv else ""),
+        "note": note,
         "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "commit": _git("rev-parse", "HEAD"),
         "source": source,
@@ -163,7 +164,10 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
     """The README's tables: per module the first and the last run's counts, and every mutant
     that survived either run, with its diff, its status in the last run and how it was handled."""
     out = []
-    for path, mod in summary["modules"].items():
+    order = ["oracle/descriptor.py", "oracle/algebra/swizzle.py", "oracle/canonical.py", "oracle/banks.py",
+             "oracle/domain.py"]
+    for path, mod in sorted(summary["modules"].items(),
+                            key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
         before = first.get("modules", {}).get(path)
         out += [f"### {path}", "",
                 "| run | mutants | killed | survived | timeout | no tests | score |",
@@ -218,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="reuse the staging tree's earlier mutmut results")
     ap.add_argument("--no-run", action="store_true", help="only write the summary of the last run")
     ap.add_argument("--summary", type=Path, default=SUMMARY)
+    ap.add_argument("--note", default="", help="a line stored in the summary (how the runs were made)")
     ap.add_argument("--markdown", action="store_true",
                     help="rewrite the tables of reports/mutation/README.md from the summary")
     ap.add_argument("mutants", nargs="*", help="mutant names or globs (e.g. 'ptxconf.oracle.descriptor.*')")
@@ -232,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutmut run exited {rc}", file=sys.stderr)
             return rc
     os.chdir(STAGE)
-    summary = summarize(argv, args.source)
+    summary = summarize(argv, args.source, args.note)
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(json.dumps(summary, indent=1) + "\n")
     for path, mod in summary["modules"].items():
