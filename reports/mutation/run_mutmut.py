@@ -237,7 +237,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutmut run exited {rc}", file=sys.stderr)
             return rc
     os.chdir(STAGE)
-    summary = summarize(argv, args.source, args.note)
+    shown = [a for i, a in enumerate(argv) if a != "--note" and (i == 0 or argv[i - 1] != "--note")]
+    summary = summarize(shown, args.source, args.note)
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(json.dumps(summary, indent=1) + "\n")
     for path, mod in summary["modules"].items():
