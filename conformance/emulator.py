@@ -133,8 +133,6 @@ class Emulator:
     def _run_wgmma_batch(self, v: WgmmaVariant, launches: list[dict]) -> list:
         return [self._run_wgmma_dump(v, **kw) for kw in launches]
 
-    _run_wgmma_blocks = _run_wgmma_batch
-
     # mma.sync (SM70 atoms): the documented model reads A and B, and writes D, where the
     # atom's layouts say
 

@@ -247,11 +247,13 @@ def _program_bytes(prog: Any, size_fn: Any, get_fn: Any) -> bytes:
 
 
 def _cache_path(source: str, options: Sequence[str]) -> Path | None:
-    folder = os.environ.get(CACHE_ENV)
-    if not folder:
+    """Where the kernel cache keeps this module's cubin (only where `PTXCONF_KERNEL_CACHE` is
+    set): the same file `kcache.build_all` writes for it."""
+    if not os.environ.get(CACHE_ENV):
         return None
-    key = hashlib.sha256("\0".join([source, *options, repr(nvrtc_version())]).encode())
-    return Path(folder) / f"{key.hexdigest()}.cubin"
+    from .kcache import Module, cache_dir, module_key
+
+    return cache_dir() / f"{module_key(Module('', source, tuple(options)))}.cubin"
 
 
 def nvrtc_compile(source: str, options: Sequence[str] = ARCH_OPTIONS, *,

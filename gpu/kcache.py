@@ -52,6 +52,15 @@ def cache_dir() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "ptxconf" / "kernels"
 
 
+def folder_for(use_cache: bool) -> Path:
+    """The kernel cache, or (`--no-cache`) a fresh empty folder, so that everything compiles."""
+    if use_cache:
+        return cache_dir()
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="ptxconf-kernels-"))
+
+
 @functools.cache
 def driver_version() -> str:
     """The CUDA driver's version, or 'none' where no driver is installed."""
@@ -112,12 +121,13 @@ def build_all(mods: Sequence[Module], *, jobs: int | None = None,
     return {m.name: out[m.name] for m in mods}
 
 
-def timed_build_all(mods: Sequence[Module], **kw: object) -> tuple[dict[str, Built], float]:
+def timed_build_all(mods: Sequence[Module], *, jobs: int | None = None,
+                    folder: Path | None = None) -> tuple[dict[str, Built], float]:
     """build_all and its wall-clock seconds."""
     start = time.perf_counter()
-    built = build_all(mods, **kw)  # type: ignore[arg-type]
+    built = build_all(mods, jobs=jobs, folder=folder)
     return built, time.perf_counter() - start
 
 
-__all__ = ["CACHE_ENV", "Built", "Module", "build_all", "cache_dir", "driver_version",
+__all__ = ["CACHE_ENV", "Built", "Module", "build_all", "cache_dir", "driver_version", "folder_for",
            "module_key", "timed_build_all"]

@@ -32,7 +32,6 @@ __all__ = [
     "prepare_wmma",
     "run_wgmma",
     "run_wgmma_batch",
-    "run_wgmma_blocks",
     "run_wgmma_dump",
     "run_mma_sync",
     "run_wgmma_sweep",
@@ -255,14 +254,14 @@ def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaD
     return out
 
 
-def run_wgmma_blocks(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
+def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
     """Many probes of one variant, a block each, in one grid per image size and one
-    synchronisation; each keyword set is what `run_wgmma_dump` takes."""
+    synchronisation; each keyword set is what `run_wgmma_dump` takes. A fault ends the batch."""
     return _run_staged([(variant, launches)])[0] if launches else []
 
 
 def run_wgmma_sweep(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaDump]]:
-    """`run_wgmma_blocks` for many variants: their grids all launched, then one
+    """`run_wgmma_batch` for many variants: their grids all launched, then one
     synchronisation."""
     return _run_staged(jobs)
 
@@ -283,7 +282,7 @@ def run_wgmma_dump(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     Give it when a layout reaches past the last byte placed: a read beyond the allocation
     faults (seen on an H100: cudaErrorIllegalAddress).
     """
-    return run_wgmma_blocks(variant, [dict(
+    return run_wgmma_batch(variant, [dict(
         a_smem=a_smem, b_smem=b_smem, a_desc_rel=a_desc_rel, b_desc_rel=b_desc_rel,
         a_regs=a_regs, c_init=c_init, smem_a_offset_bytes=smem_a_offset_bytes,
         smem_b_offset_bytes=smem_b_offset_bytes, smem_bytes=smem_bytes,
@@ -301,12 +300,6 @@ def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
         smem_a_offset_bytes=smem_a_offset_bytes, smem_b_offset_bytes=smem_b_offset_bytes,
         smem_bytes=smem_bytes, desc_start_shift=desc_start_shift,
         desc_start_lsb=desc_start_lsb).regs
-
-
-def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
-    """`run_wgmma_dump(variant, **kw)` for each keyword set, in order, in one call: one launch
-    of one block per keyword set (`run_wgmma_blocks`). A fault ends the batch."""
-    return run_wgmma_blocks(variant, launches) if launches else []
 
 
 # --- mma.sync (SM70 8x8x4 atoms) -------------------------------------------------------------

@@ -79,7 +79,6 @@ class Session:
         self._proof_probes: tuple[list[Any], str | None] | None = None
         self.built: dict[str, Any] | None = None
         self.build_seconds = 0.0
-        self.compile_jobs: int | None = None
         self.kernel_cache: Any = None  # a folder; None: kcache.cache_dir()
         self.memo: dict[Any, Any] = {}  # outcomes computed ahead for cases run in batches
 
@@ -127,7 +126,7 @@ class Session:
             self.built = {}
             if self.host_compile and build.nvrtc_problem() is None:
                 self.built, self.build_seconds = kcache.timed_build_all(
-                    self.modules(), jobs=self.compile_jobs, folder=self.kernel_cache)
+                    self.modules(), folder=self.kernel_cache)
         return self.built
 
     def prepare(self, key: str) -> Any:
@@ -221,12 +220,10 @@ def new_runner(device: int | None = None) -> Any:
 def open_session(spec: Spec, ctx: RunContext) -> Session:
     """The run's session (made on first use, closed with the run), on the context's GPU."""
     def make() -> Session:
-        sess = Session(spec, new_runner(ctx.device), host_compile=True)
-        if not ctx.kernel_cache:
-            import tempfile
-            from pathlib import Path
+        from .kcache import folder_for
 
-            sess.kernel_cache = Path(tempfile.mkdtemp(prefix="ptxconf-kernels-"))
+        sess = Session(spec, new_runner(ctx.device), host_compile=True)
+        sess.kernel_cache = folder_for(ctx.kernel_cache)
         return sess
 
     sess: Session = ctx.resource(SESSION_RESOURCE, make, Session.close)
@@ -249,15 +246,20 @@ def _gpu_probe() -> tuple[str | None, int]:
         return quick
     runner = new_runner()
     try:
-        res = runner.call("device.usable_sm90a", timeout_s=DEVICE_TIMEOUT_S)
-        count = runner.call("device.count", timeout_s=DEVICE_TIMEOUT_S) if res.ok else None
+        return device_answer(runner)
     finally:
         runner.close()
+
+
+def device_answer(runner: Any) -> tuple[str | None, int]:
+    """(why its GPU cannot run sm_90a probes or None, how many GPUs it sees), asked of a probe
+    worker (the run's device check, and each lane's as it warms up)."""
+    res = runner.call("device.usable_sm90a", timeout_s=DEVICE_TIMEOUT_S)
     if not res.ok:
         return f"device check failed in the probe worker: {res.error}", 0
     ok, why = res.value
-    visible = int(count.value) if count is not None and count.ok else 0
-    return (None if ok else str(why)), visible
+    count = runner.call("device.count", timeout_s=DEVICE_TIMEOUT_S)
+    return (None if ok else str(why)), int(count.value) if count.ok else 0
 
 
 def gpu_problem() -> str | None:
@@ -466,7 +468,8 @@ def check_starts(dump: Any, a_offset: int, b_offset: int | None = None) -> None:
 
 
 __all__ = ["GUARD_BYTES", "SESSION_RESOURCE", "GpuBody", "Session", "a_regs", "acc_fmt",
-           "acc_values", "check_starts", "d_matrix", "desc", "desc_args", "device_line",
+           "acc_values", "check_starts", "d_matrix", "desc", "desc_args", "device_answer",
+           "device_line",
            "gpu_case", "gpu_count", "gpu_problem", "image", "launch", "lay_details", "layout",
            "layouts", "new_runner", "open_session", "placed", "planned_family", "product",
            "round_up", "run_product"]

@@ -138,20 +138,16 @@ def warm_up(spec_root: str, kernel_folder: str) -> tuple[str | None, int]:
     """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA) and say
     whether the device runs sm_90a probes and how many GPUs there are."""
     from ptxconf.gpu.kcache import CACHE_ENV
-    from ptxconf.gpu.session import open_session
+    from ptxconf.gpu.session import device_answer, open_session
 
     os.environ[CACHE_ENV] = kernel_folder
     if 0 not in _LANE:
         _LANE[0] = (load_spec(Path(spec_root)), RunContext(gpu="on", device=0))
     spec, ctx = _LANE[0]
     sess = open_session(spec, ctx)
-    usable = sess.runner.call("device.usable_sm90a")
-    if not usable.ok:
-        return f"device check failed in the probe worker: {usable.error}", 0
-    ok, why = usable.value
-    count = sess.runner.call("device.count")
+    answer = device_answer(sess.runner)
     sess.describe()
-    return (None if ok else str(why)), int(count.value) if count.ok else 0
+    return answer
 
 
 # --- in the main process -------------------------------------------------------------------

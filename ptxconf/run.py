@@ -153,7 +153,9 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     from ptxconf import lanes as L
 
     entered = time.perf_counter()
-    folder = _kernel_folder(opts)
+    from ptxconf.gpu.kcache import folder_for
+
+    folder = folder_for(opts.kernel_cache)
     pool = L.LanePool(spec, lanes, str(folder))
     try:
         built = L.build_kernels(spec, folder)
@@ -183,17 +185,6 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
 
 def _selected_id(case_id: str, only: str | None) -> bool:
     return not only or only in case_id
-
-
-def _kernel_folder(opts: RunOptions) -> Path:
-    """The kernel cache, or a fresh folder under --no-cache."""
-    from ptxconf.gpu.kcache import cache_dir
-
-    if opts.kernel_cache:
-        return cache_dir()
-    import tempfile
-
-    return Path(tempfile.mkdtemp(prefix="ptxconf-kernels-"))
 
 
 def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:
