@@ -123,3 +123,17 @@ def test_array_offsets_equal_the_scalar_reference(major: str, swizzle_unit: str)
                     np.testing.assert_array_equal(C.smem_offsets_array(spec, q), want)
                     compared += 1
     assert compared == 4 * 4 * 3 * 3
+
+
+def test_offsets_injective_sees_any_shared_address() -> None:
+    """The placement's injectivity check: distinct offsets pass; any two equal ones (negative
+    ones too) fail; an empty operand is trivially injective."""
+    import numpy as np
+
+    from ptxconf.oracle import interpret as I
+
+    assert I.offsets_injective(np.array([[0, 2], [4, 6]]))
+    assert not I.offsets_injective(np.array([[0, 2], [2, 6]]))
+    assert not I.offsets_injective(np.array([-3, 5, -3]))
+    assert I.offsets_injective(np.array([-3, 5, 9000]))
+    assert I.offsets_injective(np.zeros((0, 4), dtype=np.int64))

@@ -106,6 +106,28 @@ def test_the_space_is_every_valid_variant() -> None:
     assert max(len(b) for b in PLAN.wgmma_batches.values()) <= space.KERNELS_PER_MODULE
 
 
+def test_modules_are_runs_of_consecutive_variants_of_bounded_cost() -> None:
+    """Each module is a run of the space order (its variants share host work), holds at most
+    KERNELS_PER_MODULE kernels, costs at most the slack over the mean of the fewest modules
+    (a lone kernel excepted), and was closed only because the next kernel would not fit."""
+    from ptxconf.gpu import space
+
+    vs = space.wgmma_variants(SPEC)
+    mods = space.modules(vs)
+    assert [v for m in mods for v in m] == list(vs)
+
+    def cost(m: tuple) -> int:
+        return sum(space.compile_weight(v) for v in m)
+
+    fewest = -(-len(vs) // space.KERNELS_PER_MODULE)
+    budget = sum(space.compile_weight(v) for v in vs) / fewest * space.MODULE_COST_SLACK
+    assert all(len(m) <= space.KERNELS_PER_MODULE for m in mods)
+    assert all(cost(m) <= budget or len(m) == 1 for m in mods)
+    closed = [len(a) == space.KERNELS_PER_MODULE or cost(a) + space.compile_weight(b[0]) > budget
+              for a, b in zip(mods, mods[1:])]
+    assert len(closed) == len(mods) - 1 > 0 and all(closed)
+
+
 def test_every_variant_is_a_case() -> None:
     from ptxconf.gpu import space
     from ptxconf.gpu.families.sweep import variant_key

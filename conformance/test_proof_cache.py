@@ -77,3 +77,24 @@ def test_a_real_claim_round_trips(tmp_path: Path, monkeypatch) -> None:
     assert len(cold) == len(warm) == 1
     assert warm[0].fields.get("cached") and not cold[0].fields.get("cached")
     assert (cold[0].status, cold[0].message) == (warm[0].status, warm[0].message)
+
+
+def test_the_gpu_lanes_take_distinguishing_probes_from_the_proofs_cache(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the proofs provider cached, distinguishing_probes reads back instead of asking Z3
+    again (a GPU lane in a warm run); the probes are the same as proved afresh."""
+    from ptxconf.oracle.proofs import distinguish
+
+    fresh = distinguish.distinguishing_probes(SPEC)
+    cache = ProofCache(SPEC, tmp_path)
+    stored = [execute(claim_case(c, 20.0, cache)) for c in distinguish.claims(SPEC)]
+    assert all(r.status.value == "pass" for r in stored)
+
+    def no_solver(*_: object, **__: object) -> None:
+        raise AssertionError("asked Z3 although the outcome was cached")
+
+    monkeypatch.setattr(distinguish, "prove", no_solver)
+    assert distinguish.distinguishing_probes(SPEC, cache=cache) == fresh
+    other = ProofCache(SPEC, tmp_path / "empty")
+    with pytest.raises(AssertionError, match="asked Z3"):
+        distinguish.distinguishing_probes(SPEC, cache=other)

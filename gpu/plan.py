@@ -120,7 +120,11 @@ class Plan:
 def plan(spec: Spec) -> Plan:
     """The kernels of every case: the whole variant space (`ptxconf.gpu.space`), one kernel per
     instruction variant, cut into modules of `space.KERNELS_PER_MODULE`; then the wmma
-    module."""
+    module. Made once per spec."""
+    return spec.memo(("plan.plan",), lambda: _plan(spec))
+
+
+def _plan(spec: Spec) -> Plan:
     batches = {f"wgmma:{i:02d}": mod
                for i, mod in enumerate(space.modules(space.wgmma_variants(spec)))}
     return Plan(batches, tuple(wmma_probe_variants(spec)))

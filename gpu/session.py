@@ -80,6 +80,8 @@ class Session:
         self.built: dict[str, Any] | None = None
         self.build_seconds = 0.0
         self.kernel_cache: Any = None  # a folder; None: kcache.cache_dir()
+        #: Whether proof_probes may take the distinguishing searches from the proof cache.
+        self.proof_cache = False
         self.memo: dict[Any, Any] = {}  # outcomes computed ahead for cases run in batches
 
     def describe(self) -> None:
@@ -202,8 +204,12 @@ class Session:
             except ImportError as exc:
                 self._proof_probes = ([], f"not available here ({exc})")
             else:
+                from ptxconf.oracle.proofs.cache import ProofCache
+
+                cache = ProofCache(self.spec) if self.proof_cache else None
                 try:
-                    self._proof_probes = (list(distinguishing_probes(self.spec)), None)
+                    self._proof_probes = (list(distinguishing_probes(self.spec, cache=cache)),
+                                          None)
                 except Exception as exc:  # noqa: BLE001 - recorded; the built-in probes still run
                     self._proof_probes = ([], f"distinguishing_probes raised "
                                               f"{type(exc).__name__}: {exc}")
@@ -224,6 +230,7 @@ def open_session(spec: Spec, ctx: RunContext) -> Session:
 
         sess = Session(spec, new_runner(ctx.device), host_compile=True)
         sess.kernel_cache = folder_for(ctx.kernel_cache)
+        sess.proof_cache = ctx.proof_cache
         return sess
 
     sess: Session = ctx.resource(SESSION_RESOURCE, make, Session.close)

@@ -24,10 +24,18 @@ WMMA_MEMORIES = ("global", "shared")
 #: module; 32 kernels of mixed sizes compile in a few seconds on one core, and the modules
 #: spread over every core.
 KERNELS_PER_MODULE = 32
+#: How far above the mean compile cost a module may go before it is closed (`modules`): more
+#: modules of even cost against fewer of uneven cost; 1.2 gives about 51 modules.
+MODULE_COST_SLACK = 1.2
 
 
 def wgmma_variants(spec: Spec) -> tuple[WgmmaVariant, ...]:
-    """Every valid wgmma instruction variant, by type row, then N, then form."""
+    """Every valid wgmma instruction variant, by type row, then N, then form (made once per
+    spec)."""
+    return spec.memo(("space.wgmma_variants",), lambda: _wgmma_variants(spec))
+
+
+def _wgmma_variants(spec: Spec) -> tuple[WgmmaVariant, ...]:
     out: list[WgmmaVariant] = []
     for row in instruction_types(spec):
         ns, _ = valid_n_for(spec, row)
@@ -52,18 +60,26 @@ def compile_weight(v: WgmmaVariant) -> int:
 
 def modules(variants: tuple[WgmmaVariant, ...], per: int = KERNELS_PER_MODULE
             ) -> list[tuple[WgmmaVariant, ...]]:
-    """The variants cut into as few modules of at most `per` kernels as hold them, balanced
-    by compile cost (heaviest first, each to the lightest module with room), so that the
-    modules compile in about the same time in parallel; each module in space order."""
-    count = -(-len(variants) // per)
-    load = [0] * count
-    members: list[list[int]] = [[] for _ in range(count)]
-    order = sorted(range(len(variants)), key=lambda i: -compile_weight(variants[i]))
-    for i in order:
-        m = min((j for j in range(count) if len(members[j]) < per), key=lambda j: load[j])
-        members[m].append(i)
-        load[m] += compile_weight(variants[i])
-    return [tuple(variants[i] for i in sorted(ms)) for ms in members]
+    """The variants cut into modules of consecutive variants (space order keeps a type row's
+    N values together, so the variants of a module share operands, placed images and
+    fragment maps, and a lane that runs the module builds them once), each closed at `per`
+    kernels or when its compile cost would pass MODULE_COST_SLACK times the mean cost of
+    the fewest modules that could hold them (so that the modules compile in about the same
+    time in parallel, and the heaviest kernels get modules of their own size)."""
+    if not variants:
+        return []
+    weights = [compile_weight(v) for v in variants]
+    fewest = -(-len(variants) // per)
+    budget = max(sum(weights) / fewest * MODULE_COST_SLACK, max(weights))
+    out: list[list[WgmmaVariant]] = [[]]
+    cost = 0
+    for v, w in zip(variants, weights, strict=True):
+        if out[-1] and (len(out[-1]) == per or cost + w > budget):
+            out.append([])
+            cost = 0
+        out[-1].append(v)
+        cost += w
+    return [tuple(m) for m in out]
 
 
 @dataclass(frozen=True)
@@ -90,6 +106,6 @@ def counts(spec: Spec) -> dict[str, int]:
             "wmma probes (x global/shared)": len(wm) * len(WMMA_MEMORIES)}
 
 
-__all__ = ["KERNELS_PER_MODULE", "WMMA_MEMORIES", "WmmaProbe", "compile_weight", "counts",
+__all__ = ["KERNELS_PER_MODULE", "MODULE_COST_SLACK", "WMMA_MEMORIES", "WmmaProbe", "compile_weight", "counts",
            "modules",
            "operand_majors", "wgmma_variants", "wmma_probes"]

@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+import numpy as np
+
 from ptxconf.oracle import facts
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout, logical_product
@@ -344,31 +346,50 @@ class FragmentMap:
         return {(i, j): (t, r, s) for t, r, s, i, j in self.entries}
 
 
-def fragment_map(instr: str, operand: str, spec: Spec | None = None) -> FragmentMap:
-    """The fragment map of one operand ("A": register form, "D") of a wgmma instruction."""
-    spec = spec or default_spec()
+def _map_key(res: ResolvedInstr, operand: str, spec: Spec) -> tuple[object, ...]:
+    """What an operand's map depends on: the fragment row, N, K and the element width, not the
+    rest of the name (instructions that share it share one map, built and checked once)."""
+    if operand == "D":
+        return ("D", res.frag_d.key, res.instr.n, res.itype.dtype)
+    return ("A", res.frag_a.key, res.instr.n, res.itype.k_elems, spec.element_bits(res.itype.atype))
+
+
+def _resolved(instr: str, operand: str, spec: Spec) -> ResolvedInstr:
     if operand not in ("A", "D"):
         raise ValueError(f"operand {operand!r}: only A (register form) and D live in registers "
                          "(B is always in shared memory)")
-    res = resolve(instr, spec)
-    # The map depends on the fragment row, N, K and the element width, not on the rest of the
-    # name: instructions that share those share one map, built and checked once per spec.
-    if operand == "D":
-        key: tuple[object, ...] = ("D", res.frag_d.key, res.instr.n, res.itype.dtype)
-    else:
-        key = ("A", res.frag_a.key, res.instr.n, res.itype.k_elems,
-               spec.element_bits(res.itype.atype))
+    return resolve(instr, spec)
+
+
+def fragment_map(instr: str, operand: str, spec: Spec | None = None) -> FragmentMap:
+    """The fragment map of one operand ("A": register form, "D") of a wgmma instruction."""
+    spec = spec or default_spec()
+    res = _resolved(instr, operand, spec)
 
     def build() -> FragmentMap:
         fmap = (_d_map if operand == "D" else _a_map)(spec, res)
         check_bijection(fmap)
         return fmap
 
-    fmap = spec.memo(("fragment_map", *key), build)
+    fmap = spec.memo(("fragment_map", *_map_key(res, operand, spec)), build)
     if fmap.instr == res.instr.name:
         return fmap
     return replace(fmap, instr=res.instr.name, instruction_type=res.itype.key,
                    valid_n_from=res.valid_n_from)
+
+
+def fragment_array(instr: str, operand: str, spec: Spec | None = None) -> np.ndarray:
+    """The map's entries as a read-only int64 [entries, 5] array (thread, register,
+    subelement, row, col), made once per shared map."""
+    spec = spec or default_spec()
+    key = _map_key(_resolved(instr, operand, spec), operand, spec)
+
+    def make() -> np.ndarray:
+        table = np.array(fragment_map(instr, operand, spec).entries, dtype=np.int64).reshape(-1, 5)
+        table.setflags(write=False)
+        return table
+
+    return spec.memo(("fragment_array", *key), make)
 
 
 def fragment_entries(instr: str, operand: str, spec: Spec | None = None) -> list[Entry]:
@@ -382,10 +403,12 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     layout = d_layout(spec, n)
     m_rows = wgmma_m(spec)
     epr = frag.elems_per_register
-    entries = []
-    for t, vals in enumerate(_tv_rows(layout)):
-        for v, idx in enumerate(vals):
-            entries.append((t, v // epr, v % epr, idx % m_rows, idx // m_rows))
+    tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, value] -> element index
+    t, v = np.indices(tv.shape).reshape(2, -1)
+    idx = tv.ravel()
+    # thread-major, then value: already in (thread, register, subelement) order
+    entries = tuple(map(tuple, np.stack([t, v // epr, v % epr, idx % m_rows, idx // m_rows],
+                                        axis=1).tolist()))
     derived = [f"cute/mma_atoms:{D_ATOM_ROW} {spec.get(CuteLayout, D_ATOM_ROW).layout}",
                f"logical_product with ({n // _atom_cols(spec)}):1 -> {layout}",
                f"{frag.key}: {frag.elems_per_register} element(s) per register, low to high"]
@@ -394,7 +417,7 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
                        "f16 and calls f32 a trivial extension; seed 001 gives only counts)")
     return FragmentMap(instr=res.instr.name, operand="D", rows=m_rows, cols=n,
                        threads=layout[0].size(), registers=frag.registers_for(n),
-                       elems_per_register=epr, entries=tuple(sorted(entries)), layout=str(layout),
+                       elems_per_register=epr, entries=entries, layout=str(layout),
                        layout_unit="elements", status=STATUS_DERIVED, derived_from=tuple(derived),
                        hypothesis=None, instruction_type=res.itype.key, fragment=frag.key,
                        valid_n_from=res.valid_n_from)
@@ -447,7 +470,27 @@ def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
 
 
 def check_bijection(fmap: FragmentMap) -> None:
-    """Raise FragmentMapError unless the entries cover the tile once and the registers once."""
+    """Raise FragmentMapError unless the entries cover the tile once and the registers once.
+    Checked over all entries at once; where that finds a fault, `_first_fault` names it."""
+    e = np.asarray(fmap.entries, dtype=np.int64).reshape(-1, 5)
+    want = fmap.rows * fmap.cols
+    slots = fmap.threads * fmap.registers * fmap.elems_per_register
+    lo = e.min(axis=0) if len(e) else np.zeros(5, dtype=np.int64)
+    hi = e.max(axis=0) if len(e) else np.full(5, -1, dtype=np.int64)
+    limits = (fmap.threads, fmap.registers, fmap.elems_per_register, fmap.rows, fmap.cols)
+    inside = bool((lo >= 0).all()) and all(int(h) < lim for h, lim in zip(hi, limits, strict=True))
+    if inside:
+        reg = (e[:, 0] * fmap.registers + e[:, 1]) * fmap.elems_per_register + e[:, 2]
+        pos = e[:, 3] * fmap.cols + e[:, 4]
+        once = (len(e) == want == slots and int(np.bincount(reg, minlength=1).max()) <= 1
+                and int(np.bincount(pos, minlength=1).max()) <= 1)
+        if once:
+            return
+    _first_fault(fmap)
+
+
+def _first_fault(fmap: FragmentMap) -> None:
+    """Raise FragmentMapError naming the first entry that breaks the bijection."""
     where = f"{fmap.instr} {fmap.operand}"
     seen_reg: dict[tuple[int, int, int], tuple[int, int]] = {}
     seen_pos: dict[tuple[int, int], tuple[int, int, int]] = {}

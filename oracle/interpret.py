@@ -311,8 +311,10 @@ def separated_strides(spec: Spec, dtype: str, major: str, swizzle: str, mn: int,
 
 def offsets_injective(offs: np.ndarray) -> bool:
     """Whether no two elements share an address."""
-    flat = np.asarray(offs).ravel()
-    return len(np.unique(flat)) == flat.size
+    flat = np.asarray(offs, dtype=np.int64).ravel()
+    if flat.size == 0:
+        return True
+    return int(np.bincount(flat - flat.min()).max()) <= 1
 
 
 def footprint_bytes(offs: np.ndarray, bits: int) -> int:
@@ -366,11 +368,9 @@ def gather(image: np.ndarray | bytes, offs: np.ndarray, bits: int) -> np.ndarray
 @functools.lru_cache(maxsize=8192)
 def _fragment_table(instr: str, operand: str, spec_id: int) -> np.ndarray:
     spec = _SPECS[spec_id]
-    from ptxconf.oracle.fragments import fragment_entries  # lazily: being written beside us
+    from ptxconf.oracle.fragments import fragment_array  # lazily: being written beside us
 
-    table = np.asarray(fragment_entries(instr, operand, spec), dtype=np.int64).reshape(-1, 5)
-    table.setflags(write=False)
-    return table
+    return fragment_array(instr, operand, spec)
 
 
 _SPECS: dict[int, Spec] = {}

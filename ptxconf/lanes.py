@@ -8,6 +8,11 @@ runs the module); the other families go in chunks of `CHUNK` cases. Job i runs o
 i mod N. Before the lanes start, the main process builds every kernel module into the kernel
 cache (`ptxconf.gpu.kcache`, all cores), so that no lane compiles.
 
+Lanes are forked from a fork server that has imported ptxconf (`lane_context`), and take the
+run's PTXCONF_* and CUDA_* variables with every call (`lane_setup`). Until every job is handed
+to the pool, the main process does nothing else (the CPU providers wait for it: see
+`ptxconf.run`), so that its pool thread is never kept waiting for the interpreter.
+
 Results stream back as jobs finish and are put back in case order; a job whose lane died
 gives each of its cases a failing result that says so (nothing is lost silently).
 """
@@ -16,6 +21,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import re
+import sys
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -53,18 +60,28 @@ def auto_workers(gpus: int) -> int:
     return max(1, min(MAX_AUTO_WORKERS_PER_GPU, cores // max(gpus, 1)))
 
 
+def _may_fault(case_id: str) -> bool:
+    """A case whose probe may fault on purpose (a fault costs a worker restart)."""
+    from ptxconf.gpu.plan import CHECK_WMMA_ALIGN
+
+    return case_id.startswith(CHECK_WMMA_ALIGN + "[")
+
+
 def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
-    """A provider's case ids cut into jobs (see the module docstring)."""
+    """A provider's case ids cut into jobs (see the module docstring); a case that may fault
+    is a job of its own, so that its worker restarts spread over the lanes."""
     if prov.name == "gpu-hypotheses":  # each runs many probes: one job each
         return [(i,) for i in ids]
+    alone = [(i,) for i in ids if _may_fault(i)]
+    ids = [i for i in ids if not _may_fault(i)]
     if prov.name == "gpu-sweep":
         from ptxconf.gpu.families.sweep import module_of
 
         groups: dict[str, list[str]] = {}
         for i in ids:
             groups.setdefault(module_of(spec, i), []).append(i)
-        return [tuple(g) for g in groups.values()]
-    return [tuple(ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK)]
+        return alone + [tuple(g) for g in groups.values()]
+    return alone + [tuple(ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK)]
 
 
 def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],
@@ -76,7 +93,8 @@ def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], b
         ids = [c.id for c in listed if selected(c.id)]
         groups += [(prov.name, g) for g in group_ids(spec, prov, ids)]
     # Longest first, so that the lanes end together: the single heavy cases (a hypothesis runs
-    # many probes), then the variant modules by their accumulator size, then the small jobs.
+    # many probes), the cases that may fault (each restarts a worker), then the variant
+    # modules by their accumulator size, then the small jobs.
     groups.sort(key=lambda g: -_weight(spec, *g))
     return [Job(name, ids, n % max(gpus, 1)) for n, (name, ids) in enumerate(groups)]
 
@@ -85,93 +103,175 @@ def _weight(spec: Spec, provider_name: str, ids: tuple[str, ...]) -> float:
     """A job's expected cost, relative: only its order matters."""
     if provider_name == "gpu-hypotheses":
         return 1e9
+    if any(_may_fault(i) for i in ids):
+        return 1e8
     if provider_name == "gpu-sweep":
         from ptxconf.gpu.families.sweep import module_weight
 
         return module_weight(spec, ids)
-    return float(len(ids))
+    return sum(1.0 + _n_of(i) / 64 for i in ids)
+
+
+def _n_of(case_id: str) -> int:
+    """The N of the instruction a case id names (m64n<N>k...), else 0: host work grows with it."""
+    found = re.search(r"\.m\d+n(\d+)k", case_id)
+    return int(found.group(1)) if found else 0
 
 
 # --- in a lane process ---------------------------------------------------------------------
 
 _LANE: dict[int, tuple[Spec, RunContext]] = {}
+#: Each provider's cases by id, listed once per lane and device (listing builds every case).
+_CASES: dict[tuple[int, str], dict[str, Any]] = {}
 
 
-def run_job(spec_root: str, job: Job, kernel_folder: str,
+#: Environment variables a lane takes from the run, not from the fork server it came from
+#: (which started with the environment of the first run in this process).
+ENV_PREFIXES = ("PTXCONF_", "CUDA_")
+
+
+@dataclass(frozen=True)
+class LaneSetup:
+    """What every lane call carries from the run: its PTXCONF_* and CUDA_* variables (with
+    the kernel folder the lanes load from) and whether the proof cache may be read."""
+
+    env: tuple[tuple[str, str], ...]
+    proof_cache: bool = True
+
+
+def lane_setup(kernel_folder: str, proof_cache: bool = True) -> LaneSetup:
+    """The run's LaneSetup."""
+    from ptxconf.gpu.kcache import CACHE_ENV
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
+    return LaneSetup(tuple(sorted({**env, CACHE_ENV: kernel_folder}.items())), proof_cache)
+
+
+def _enter(spec_root: str, setup: LaneSetup, device: int) -> tuple[Spec, RunContext]:
+    """This lane's spec and run context for a GPU, with the run's variables taken; its probe
+    workers start by fork (a lane has one thread and never touches CUDA itself)."""
+    from ptxconf.gpu.runner import fork_workers
+
+    if sys.platform.startswith("linux"):
+        fork_workers()
+    env = dict(setup.env)
+    for k in [k for k in os.environ if k.startswith(ENV_PREFIXES) and k not in env]:
+        del os.environ[k]
+    os.environ.update(env)
+    if device not in _LANE:
+        _LANE[device] = (load_spec(Path(spec_root)),
+                         RunContext(gpu="on", device=device, proof_cache=setup.proof_cache))
+    return _LANE[device]
+
+
+def run_job(spec_root: str, job: Job, setup: LaneSetup,
             built: dict[str, Any] | None = None) -> list[Result]:
     """Run one job's cases in this lane process (its session is kept for the next job).
-    `built`: the modules the main process built (`kcache.Built` by batch), so that the lane's
-    session loads them without building anything itself."""
-    from ptxconf.gpu.kcache import CACHE_ENV
+    `setup`: the run's `lane_setup`; `built`: the modules the main process built (`kcache.Built`
+    by batch), so that the lane's session loads them without building anything itself."""
     from ptxconf.gpu.session import SESSION_RESOURCE, open_session
 
-    os.environ[CACHE_ENV] = kernel_folder
-    if job.device not in _LANE:
-        _LANE[job.device] = (load_spec(Path(spec_root)), RunContext(gpu="on", device=job.device))
-    spec, ctx = _LANE[job.device]
+    spec, ctx = _enter(spec_root, setup, job.device)
     if built and SESSION_RESOURCE not in ctx.shared:
         open_session(spec, ctx)
     sess = ctx.shared.get(SESSION_RESOURCE)
     if built and sess is not None and sess.built is None:
         sess.built = dict(built)
-    cases = {c.id: c for c in provider(job.provider).load(spec, ctx) if c.id in set(job.ids)}
+    listed = (job.device, job.provider)
+    if listed not in _CASES:
+        _CASES[listed] = {c.id: c for c in provider(job.provider).load(spec, ctx)}
+    cases = _CASES[listed]
     return [judge(execute(cases[i])) for i in job.ids]
 
 
-def run_timed_job(spec_root: str, job: Job, kernel_folder: str,
+def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
                   built: dict[str, Any] | None = None) -> tuple[list[Result], dict[str, Any]]:
     """run_job, with when it ran (wall-clock seconds since the epoch) and in which process."""
     start = time.time()
-    results = run_job(spec_root, job, kernel_folder, built)
+    results = run_job(spec_root, job, setup, built)
     return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
                      "start": start, "end": time.time()}
 
 
 def close_lane() -> None:
     """End this lane's sessions (their probe workers exit now, not at interpreter exit)."""
+    _CASES.clear()
     while _LANE:
         _, (_, ctx) = _LANE.popitem()
         ctx.close()
 
 
-def warm_up(spec_root: str, kernel_folder: str) -> tuple[str | None, int]:
-    """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA) and say
-    whether the device runs sm_90a probes and how many GPUs there are."""
-    from ptxconf.gpu.kcache import CACHE_ENV
+def warm_up(spec_root: str, setup: LaneSetup) -> tuple[str | None, int, dict[str, Any]]:
+    """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA); say
+    whether the device runs sm_90a probes, how many GPUs there are, and when (seconds since
+    the epoch) each step of the warm-up ended: the lane process up, the spec loaded, the probe
+    worker ready, the device answered."""
     from ptxconf.gpu.session import device_answer, open_session
 
-    os.environ[CACHE_ENV] = kernel_folder
-    if 0 not in _LANE:
-        _LANE[0] = (load_spec(Path(spec_root)), RunContext(gpu="on", device=0))
-    spec, ctx = _LANE[0]
+    when = {"pid": os.getpid(), "lane_up": time.time()}
+    spec, ctx = _enter(spec_root, setup, 0)
+    when["spec_loaded"] = time.time()
     sess = open_session(spec, ctx)
-    answer = device_answer(sess.runner)
+    sess.runner.call("device.count")  # the worker up, CuPy imported, CUDA not yet asked
+    when["worker_ready"] = time.time()
+    problem, count = device_answer(sess.runner)
     sess.describe()
-    return answer
+    when["device_answered"] = time.time()
+    return problem, count, when
 
 
 # --- in the main process -------------------------------------------------------------------
+
+
+#: What a lane process imports before it is forked (`lane_context`): ptxconf, and CuPy
+#: (imported, never initialised: the lanes fork their probe workers, which start CUDA).
+LANE_PRELOAD = ["ptxconf.lanes", "ptxconf.providers", "ptxconf.gpu.session", "cupy"]
+
+
+def lane_context() -> Any:
+    """How lane processes start: forked from a fork server that has imported ptxconf once (a
+    fresh interpreter per lane costs about a second of imports when a dozen start at once);
+    a spawned interpreter where there is no fork server (not Linux/macOS). Never a plain fork
+    of this process: its threads (the CPU providers, a progress bar) could hold locks."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(LANE_PRELOAD)
+    return ctx
 
 
 class LanePool:
     """The lanes' processes, started at once, each warming up (its probe worker and CUDA) while
     the caller builds kernels and plans jobs; `device()` is the first lane's answer."""
 
-    def __init__(self, spec: Spec, lanes: int, kernel_folder: str) -> None:
+    def __init__(self, spec: Spec, lanes: int, kernel_folder: str,
+                 proof_cache: bool = True) -> None:
+        self.started = time.time()
         self.spec = spec
         self.folder = kernel_folder
-        self.pool = ProcessPoolExecutor(max_workers=max(1, lanes),
-                                        mp_context=mp.get_context("spawn"))
-        self.warm = [self.pool.submit(warm_up, str(spec.root), kernel_folder)
+        self.setup = lane_setup(kernel_folder, proof_cache)
+        self.pool = ProcessPoolExecutor(max_workers=max(1, lanes), mp_context=lane_context())
+        self.warm = [self.pool.submit(warm_up, str(spec.root), self.setup)
                      for _ in range(max(1, lanes))]
 
     def device(self) -> tuple[str | None, int]:
         """(why the GPU cannot run the probes or None, visible GPUs), from the first lane up."""
         finished, _ = wait(self.warm, return_when=FIRST_COMPLETED)
         try:
-            return next(iter(finished)).result()
+            problem, count, _ = next(iter(finished)).result()
         except Exception as exc:  # noqa: BLE001 - a lane that cannot start: the GPU is not usable
             return f"a GPU lane could not start: {type(exc).__name__}: {exc}", 0
+        return problem, count
+
+    def warm_up_times(self) -> list[dict[str, Any]]:
+        """Each warmed lane's steps, in seconds since the pool started (see `warm_up`)."""
+        out = []
+        for fut in self.warm:
+            if fut.done() and fut.exception() is None:
+                when = fut.result()[2]
+                out.append({k: v if k == "pid" else round(v - self.started, 2)
+                            for k, v in when.items()})
+        return sorted(out, key=lambda w: w["device_answered"])
 
     def close(self) -> None:
         """End the lanes (cancelling what has not started); each lane first ends its probe
@@ -191,19 +291,22 @@ def lost(job: Job, why: str) -> list[Result]:
 def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_folder: str,
               on_result: Callable[[Result], None],
               timeline: list[dict[str, Any]] | None = None,
-              built: dict[str, Any] | None = None) -> list[Result]:
+              built: dict[str, Any] | None = None,
+              on_dispatched: Callable[[], None] | None = None) -> list[Result]:
     """Every job over the lanes (a LanePool, or a count of fresh processes); results in job
-    order, each reported as it lands; when each job ran (seconds from the call) into
-    `timeline`."""
+    order, each reported as it lands; when each job ran (seconds from the pool's start) into
+    `timeline`; `on_dispatched()` once every job is handed to the pool."""
     done: dict[int, list[Result]] = {}
-    t0 = time.time()
     if isinstance(lanes, LanePool):
         lp, owned = lanes, False
     else:
         lp, owned = LanePool(spec, min(lanes, len(jobs) or 1), kernel_folder), True
+    t0 = lp.started
     futures: dict[Future[tuple[list[Result], dict[str, Any]]], int] = {
-        lp.pool.submit(run_timed_job, str(spec.root), job, kernel_folder, built): n
+        lp.pool.submit(run_timed_job, str(spec.root), job, lp.setup, built): n
         for n, job in enumerate(jobs)}
+    if on_dispatched is not None:
+        on_dispatched()
     try:
         pending = set(futures)
         while pending:

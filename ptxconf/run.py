@@ -136,7 +136,8 @@ def _lanes_asked(opts: RunOptions) -> int:
 
 
 def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
-                 emit: Callable[[Result], None]) -> list[Result]:
+                 emit: Callable[[Result], None],
+                 dispatched: threading.Event | None = None) -> list[Result]:
     """The GPU providers' results: over lanes (ptxconf.lanes) where CuPy is here and more than
     one lane is asked for, else one after another in this process. The lanes start at once and
     warm up (a probe worker and CUDA each) while the first one checks the device and this
@@ -156,12 +157,14 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     from ptxconf.gpu.kcache import folder_for
 
     folder = folder_for(opts.kernel_cache)
-    pool = L.LanePool(spec, lanes, str(folder))
+    pool = L.LanePool(spec, lanes, str(folder), opts.proof_cache)
     try:
         built = L.build_kernels(spec, folder)
         problem, count = pool.device()
         if problem is not None:
             pool.close()
+            if dispatched is not None:
+                dispatched.set()
             return _sequential(provs, spec, opts, ctx, emit)
         checked_s = round(time.perf_counter() - entered, 2)
         if built is not None:
@@ -176,7 +179,9 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
                                "device_and_kernels_s": checked_s, "timeline": timeline}
         results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline,
-                              built[0] if built is not None else None)
+                              built[0] if built is not None else None,
+                              dispatched.set if dispatched is not None else None)
+        opts.extra["lanes"]["warm_up"] = pool.warm_up_times()
     finally:
         pool.close()
     order = {p.name: i for i, p in enumerate(provs)}
@@ -196,8 +201,8 @@ def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:
 
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
     """Run every case of every provider, each result judged against the known findings: the
-    CPU providers in this thread while the GPU providers run beside them (their own thread,
-    and their lanes' processes). Results come back in registry order."""
+    GPU providers in a thread of their own (and their lanes' processes), the CPU providers
+    beside them once the GPU jobs are handed out. Results come back in registry order."""
     lock = threading.Lock()
 
     def emit(r: Result) -> None:
@@ -211,16 +216,21 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
                      proof_cache=opts.proof_cache, kernel_cache=opts.kernel_cache)
     gpu_out: list[Result] = []
     gpu_err: list[BaseException] = []
+    dispatched = threading.Event()
 
     def gpu_part() -> None:
         try:
-            gpu_out.extend(_gpu_results(gpu, spec, opts, ctx, emit))
+            gpu_out.extend(_gpu_results(gpu, spec, opts, ctx, emit, dispatched))
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             gpu_err.append(exc)
+        finally:
+            dispatched.set()
 
     thread = threading.Thread(target=gpu_part, name="ptxconf-gpu", daemon=True)
     thread.start()
     try:
+        while not dispatched.wait(0.2):
+            interrupts.check()
         cpu_out = _beside(cpu, spec, opts, ctx, emit)
         while thread.is_alive():
             thread.join(0.2)

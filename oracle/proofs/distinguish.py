@@ -29,6 +29,7 @@ import z3
 from ptxconf.oracle import hypotheses
 from ptxconf.oracle.canonical import BITS_PER_BYTE, row_swizzle
 from ptxconf.oracle.proofs import render
+from ptxconf.oracle.proofs.cache import ProofCache
 from ptxconf.oracle.proofs.encode import BitForm, Encoder, IntEncoder, bit_form
 from ptxconf.oracle.proofs.layouts import Operand, condition
 from ptxconf.oracle.proofs.params import int_offsets, offset_domain, symbolic_offsets, wgmma_dtypes
@@ -290,14 +291,23 @@ def claims(spec: Spec) -> Iterator[Claim]:
             yield _claim(spec, row, dtypes[0], hypotheses.MN_LBO_SBO_ROLES, lbo_sbo_roles)
 
 
-def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0) -> list[DistinguishingProbe]:
-    """Every probe (or proof of indistinguishability); RuntimeError if a search ends unknown."""
+def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0,
+                          cache: ProofCache | None = None) -> list[DistinguishingProbe]:
+    """Every probe (or proof of indistinguishability); RuntimeError if a search ends unknown.
+    With a proof cache, a search the proofs provider proved before under the same key (the
+    claim's text, the time limit, the solver, the oracle's code and the spec) is not run
+    again: its probe is in the cached outcome's facts."""
     out = []
     for claim in claims(spec):
-        result = prove(claim, timeout_s=timeout_s)
-        if result.status != "proved":
-            raise RuntimeError(f"{result.id}: {result.status}: {result.reason}")
-        d = result.details["probe"]
+        hit = cache.get(claim.id, claim.statement, timeout_s) if cache is not None else None
+        facts = (hit or {}).get("fields", {}).get("facts") or {}
+        if hit is not None and hit.get("status") == "pass" and "probe" in facts:
+            d = facts["probe"]
+        else:
+            result = prove(claim, timeout_s=timeout_s)
+            if result.status != "proved":
+                raise RuntimeError(f"{result.id}: {result.status}: {result.reason}")
+            d = result.details["probe"]
         out.append(DistinguishingProbe(**{**d, "readings": tuple(d["readings"]),
                                           "coord": _tuple(d["coord"]),
                                           "addresses": _tuple(d["addresses"])}))
