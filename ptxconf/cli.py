@@ -374,7 +374,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
                               "completed": len(completed)}
         try:
-            write_reports(out_dir, completed, meta)
+            write_reports(out_dir, completed, meta, spec)
         except OSError as err:  # a full disk: say so, and still end as interrupted
             print(f"ptxconf: error: {err}", file=sys.stderr)
         else:
@@ -388,7 +388,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
     try:
-        paths = write_reports(out_dir, results, meta)
+        paths = write_reports(out_dir, results, meta, spec)
     except OSError:  # ReportWriteError: one line from main; the verdict still reaches the log
         if not (args.json or args.quiet):
             print(text_summary(results, args.strict))

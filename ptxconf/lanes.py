@@ -273,12 +273,17 @@ class LanePool:
                             for k, v in when.items()})
         return sorted(out, key=lambda w: w["device_answered"])
 
-    def close(self) -> None:
-        """End the lanes (cancelling what has not started); each lane first ends its probe
-        workers politely, so that the lanes exit at once."""
-        ends = [self.pool.submit(close_lane) for _ in self.warm]
-        wait(ends, timeout=30)
-        self.pool.shutdown(wait=True, cancel_futures=True)
+    def close(self, block: bool = True) -> None:
+        """End the lanes: each first ends its probe workers politely, so that the lanes exit
+        at once. block=False returns now and lets them end while the caller goes on (writing
+        the report); the interpreter waits for them at exit."""
+        try:
+            ends = [self.pool.submit(close_lane) for _ in self.warm]
+        except RuntimeError:  # already shut down (an interrupted run): nothing more to ask
+            ends = []
+        if block:
+            wait(ends, timeout=30)
+        self.pool.shutdown(wait=block, cancel_futures=block)
 
 
 

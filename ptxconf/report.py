@@ -44,11 +44,12 @@ def _readable_mode() -> int:
     return 0o666 & ~mask
 
 
-def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any]) -> list[Path]:
+def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
+                  spec: Any = None) -> list[Path]:
     """Write results.json, junit.xml, report.html and summary.md; return their paths in that
-    order."""
+    order. `spec`: the run's spec where the caller has it (the report draws from it)."""
     texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta),
-             "report.html": html_report(results, meta),
+             "report.html": html_report(results, meta, spec),
              "summary.md": markdown_summary(results, meta)}
     return write_set(out_dir, texts)
 

@@ -9,6 +9,7 @@ summary.md is the same summary for a CI job page.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
@@ -345,14 +346,26 @@ def _view(r: Result, links: Mapping[str, SpecLink], anchors: set[str] | None = N
                     spec_links(case_key(r), links), _short_device(r.device))
 
 
-def html_report(results: list[Result], meta: dict[str, Any]) -> str:
-    """report.html: a single self-contained page (see the module docstring)."""
+@functools.cache
+def page_template() -> Any:
+    """The page's Jinja template, compiled once per process (`ptxconf check` compiles it while
+    the GPU lanes run, so that writing the report does not wait for it)."""
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+    return env.get_template("report.html.j2")
+
+
+def html_report(results: list[Result], meta: dict[str, Any], spec: Any = None) -> str:
+    """report.html: a single self-contained page (see the module docstring). `spec`: the run's
+    own spec, where the caller has it (else `load_report_spec`)."""
     try:
         import jinja2
     except ImportError as exc:  # an offline node without jinja2 must not lose its run
         return _plain_page(results, meta, exc)
 
-    spec = load_report_spec(meta)
+    spec = spec if spec is not None else load_report_spec(meta)
     links = spec_index(spec)
     pics = Pictures(spec)
     counts = summarize(results)
@@ -416,10 +429,7 @@ def html_report(results: list[Result], meta: dict[str, Any]) -> str:
 
     main_meta, other_meta = _meta_rows(results, meta)
     tone, verdict = _verdict(counts, bool(meta.get("strict")), meta.get("incomplete"))
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    template = env.get_template("report.html.j2")
-    return template.render(
+    return page_template().render(
         counts=counts, total=len(results), statuses=[s.value for s in ATTENTION],
         main_meta=main_meta, other_meta=other_meta, verdict=verdict, tone=tone,
         attention=attention, providers=provider_views,

@@ -3,6 +3,7 @@ expected-versus-observed windows of a diff, drawn once each by ptxconf.draw and 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import shlex
@@ -55,6 +56,13 @@ def oracle_commands(fields: Mapping[str, Any], depth: int = 0) -> Iterator[str]:
 
 def parse_oracle(command: str) -> tuple[str, dict[str, str]] | None:
     """('smem-offsets' | 'fragment', {option: value}) of an oracle command line, or None."""
+    parsed = _parse_oracle(command)
+    return None if parsed is None else (parsed[0], dict(parsed[1]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_oracle(command: str) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """parse_oracle, kept once per command line (a report holds many of the same)."""
     # tolerate options run together ("--major K--swizzle none", as in reports/evidence/h100
     # of 4c24137c52c5): no option value holds "--"
     command = re.sub(r"(?<=\S)--(?=[a-z])", " --", command)
@@ -73,7 +81,7 @@ def parse_oracle(command: str) -> tuple[str, dict[str, str]] | None:
             i += 2
         else:
             i += 1
-    return words[2], opts
+    return words[2], tuple(opts.items())
 
 
 def _window_cells(diff: Mapping[str, Any]) -> tuple[list[str], list[str], list[list[str]], list[list[str]],
@@ -184,12 +192,16 @@ class Pictures:
         from ptxconf.oracle import banks
         from ptxconf.oracle.canonical import SmemQuery
         from ptxconf.oracle.descriptor import descriptor_format
-        from ptxconf.oracle.domain import smem_answer
+        from ptxconf.oracle.canonical import address_units, element_layout, smem_offsets_array
+        from ptxconf.oracle.domain import check_smem
 
         q = SmemQuery(o["dtype"], o["major"], o["swizzle"], int(o["mn"], 0), int(o["k"], 0),
                       int(o["lbo"], 0), int(o["sbo"], 0), int(o.get("base-offset", "0"), 0))
-        out = smem_answer(spec, q)
-        offsets = [row[:PICTURE_COLS] for row in out["offsets"][:PICTURE_ROWS]]
+        check_smem(spec, q)  # a query the oracle refuses gets no picture
+        # the oracle's offsets, every element at once (held equal to the scalar answer of
+        # `ptxconf oracle smem-offsets` by conformance/test_canonical.py); the corner drawn
+        offsets = smem_offsets_array(spec, q)[:PICTURE_ROWS, :PICTURE_COLS].tolist()
+        out = {"units": address_units(element_layout(spec, q)[2])}
         granule = 1 << descriptor_format(spec).field("leading_byte_offset").encode_shift_bits
         shown = (f"rows 0-{len(offsets) - 1} of {q.mn}"
                  + (f", k 0-{PICTURE_COLS - 1} of {q.k}" if q.k > PICTURE_COLS else ""))

@@ -183,7 +183,7 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
                               dispatched.set if dispatched is not None else None)
         opts.extra["lanes"]["warm_up"] = pool.warm_up_times()
     finally:
-        pool.close()
+        pool.close(block=False)  # the lanes end while the report is written
     order = {p.name: i for i, p in enumerate(provs)}
     return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))
 
@@ -232,6 +232,8 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
         while not dispatched.wait(0.2):
             interrupts.check()
         cpu_out = _beside(cpu, spec, opts, ctx, emit)
+        if thread.is_alive():
+            _prepare_report()
         while thread.is_alive():
             thread.join(0.2)
             interrupts.check()
@@ -241,6 +243,18 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     if gpu_err:
         raise gpu_err[0]
     return cpu_out + gpu_out
+
+
+def _prepare_report() -> None:
+    """What writing the report needs (its template compiled, its drawing code imported), made
+    ready while the GPU lanes still run; a failure here is the report writer's to tell."""
+    try:
+        from ptxconf.report_html import page_template
+
+        page_template()
+        importlib.import_module("ptxconf.draw")
+    except Exception:  # noqa: BLE001, S110 - the writer meets the same problem and reports it
+        pass
 
 
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
