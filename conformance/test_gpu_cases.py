@@ -124,7 +124,7 @@ def test_modules_are_runs_of_consecutive_variants_of_bounded_cost() -> None:
     assert all(len(m) <= space.KERNELS_PER_MODULE for m in mods)
     assert all(cost(m) <= budget or len(m) == 1 for m in mods)
     closed = [len(a) == space.KERNELS_PER_MODULE or cost(a) + space.compile_weight(b[0]) > budget
-              for a, b in zip(mods, mods[1:])]
+              for a, b in zip(mods, mods[1:], strict=False)]
     assert len(closed) == len(mods) - 1 > 0 and all(closed)
 
 

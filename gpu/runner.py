@@ -124,7 +124,7 @@ class ProbeRunner:
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
-        self._ctx = mp.get_context(_START_METHOD)
+        self._ctx: Any = mp.get_context(_START_METHOD)
         self._proc: Any = None
         self._conn: Any = None
 
@@ -238,8 +238,8 @@ class ProbeRunner:
 # probe ('runner.selftest_sleep'): the worker resolves names only under ptxconf.gpu and only
 # what a module exports, so no code from outside the package ever runs in it.
 
-__all__ = ["ProbeResult", "ProbeRunner", "fork_workers", "selftest_cuda_fault", "selftest_exit", "selftest_raise",
-           "selftest_sleep", "selftest_trap"]
+__all__ = ["ProbeResult", "ProbeRunner", "fork_workers", "selftest_cuda_fault", "selftest_exit",
+           "selftest_raise", "selftest_sleep", "selftest_trap"]
 
 
 def selftest_sleep(seconds: float) -> float:

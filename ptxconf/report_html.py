@@ -361,7 +361,7 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Any = None) -
     """report.html: a single self-contained page (see the module docstring). `spec`: the run's
     own spec, where the caller has it (else `load_report_spec`)."""
     try:
-        import jinja2
+        template = page_template()
     except ImportError as exc:  # an offline node without jinja2 must not lose its run
         return _plain_page(results, meta, exc)
 
@@ -429,7 +429,7 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Any = None) -
 
     main_meta, other_meta = _meta_rows(results, meta)
     tone, verdict = _verdict(counts, bool(meta.get("strict")), meta.get("incomplete"))
-    return page_template().render(
+    return template.render(
         counts=counts, total=len(results), statuses=[s.value for s in ATTENTION],
         main_meta=main_meta, other_meta=other_meta, verdict=verdict, tone=tone,
         attention=attention, providers=provider_views,

@@ -190,9 +190,13 @@ class Pictures:
     def _smem_grid(spec: Any, o: Mapping[str, str], *, short: bool = False) -> Any:
         from ptxconf.draw import smem_grid
         from ptxconf.oracle import banks
-        from ptxconf.oracle.canonical import SmemQuery
+        from ptxconf.oracle.canonical import (
+            SmemQuery,
+            address_units,
+            element_layout,
+            smem_offsets_array,
+        )
         from ptxconf.oracle.descriptor import descriptor_format
-        from ptxconf.oracle.canonical import address_units, element_layout, smem_offsets_array
         from ptxconf.oracle.domain import check_smem
 
         q = SmemQuery(o["dtype"], o["major"], o["swizzle"], int(o["mn"], 0), int(o["k"], 0),
