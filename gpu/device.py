@@ -94,6 +94,18 @@ def count() -> int:
         return 0
 
 
+def warm() -> int:
+    """Start CUDA in this process (the device's context, as cudaFree(0) does), so that the
+    first probe finds it ready; how many devices there are (0 when CUDA is not usable)."""
+    try:
+        import cupy
+
+        cupy.cuda.runtime.free(0)
+        return int(cupy.cuda.runtime.getDeviceCount())
+    except Exception:  # noqa: BLE001 - no driver, no device: the first probe says so
+        return 0
+
+
 def usable_sm90a() -> tuple[bool, str]:
     """(True, device summary) when a CUDA device of compute capability 9.0 is there."""
     info = describe()

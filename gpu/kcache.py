@@ -17,7 +17,7 @@ import hashlib
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -94,8 +94,10 @@ def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tup
 
 
 def build_all(mods: Sequence[Module], *, jobs: int | None = None,
-              folder: Path | None = None) -> dict[str, Built]:
-    """Every module's cubin: from the cache, or compiled (in parallel, largest first)."""
+              folder: Path | None = None,
+              on_compile: Callable[[int], None] | None = None) -> dict[str, Built]:
+    """Every module's cubin: from the cache, or compiled (in parallel, largest first);
+    `on_compile(count)` just before compiling the modules the cache lacks."""
     folder = folder or cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
     out: dict[str, Built] = {}
@@ -108,6 +110,8 @@ def build_all(mods: Sequence[Module], *, jobs: int | None = None,
             todo.append((m, path))
     if not todo:
         return out
+    if on_compile is not None:
+        on_compile(len(todo))
     todo.sort(key=lambda mp_: -len(mp_[0].source))
     workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
     if workers == 1:
@@ -122,10 +126,12 @@ def build_all(mods: Sequence[Module], *, jobs: int | None = None,
 
 
 def timed_build_all(mods: Sequence[Module], *, jobs: int | None = None,
-                    folder: Path | None = None) -> tuple[dict[str, Built], float]:
+                    folder: Path | None = None,
+                    on_compile: Callable[[int], None] | None = None
+                    ) -> tuple[dict[str, Built], float]:
     """build_all and its wall-clock seconds."""
     start = time.perf_counter()
-    built = build_all(mods, jobs=jobs, folder=folder)
+    built = build_all(mods, jobs=jobs, folder=folder, on_compile=on_compile)
     return built, time.perf_counter() - start
 
 

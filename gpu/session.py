@@ -220,7 +220,8 @@ def new_runner(device: int | None = None) -> Any:
     """A probe worker with the session's time limits, on the device-th visible GPU."""
     from .runner import ProbeRunner
 
-    return ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S, device=device)
+    return ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S, device=device,
+                       warm_call="device.warm")
 
 
 def open_session(spec: Spec, ctx: RunContext) -> Session:

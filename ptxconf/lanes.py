@@ -33,7 +33,7 @@ from typing import Any
 from ptxconf.cases import execute
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import Spec, load_spec
-from ptxconf.providers import Provider, RunContext, provider
+from ptxconf.providers import REGISTRY, Provider, RunContext, provider
 from ptxconf.results import Result, Status
 
 #: Cases per job of the families that are not cut by module: small, so that a slow stretch
@@ -86,7 +86,13 @@ def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str,
 
 def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],
               gpus: int) -> list[Job]:
-    """Every job, in run order (the variant modules last), each on GPU (index mod gpus)."""
+    """Every job, in run order (see `job_groups`), each on GPU (index mod gpus)."""
+    return place(job_groups(spec, provs, selected), gpus)
+
+
+def job_groups(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool]
+               ) -> list[tuple[str, tuple[str, ...]]]:
+    """Every job's (provider, case ids), in run order; known before any GPU is asked."""
     groups: list[tuple[str, tuple[str, ...]]] = []
     for prov in provs:
         listed = prov.case_ids(spec) or []
@@ -96,6 +102,11 @@ def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], b
     # many probes), the cases that may fault (each restarts a worker), then the variant
     # modules by their accumulator size, then the small jobs.
     groups.sort(key=lambda g: -_weight(spec, *g))
+    return groups
+
+
+def place(groups: Sequence[tuple[str, tuple[str, ...]]], gpus: int) -> list[Job]:
+    """Jobs of these groups, job i on GPU (i mod gpus)."""
     return [Job(name, ids, n % max(gpus, 1)) for n, (name, ids) in enumerate(groups)]
 
 
@@ -212,7 +223,11 @@ def warm_up(spec_root: str, setup: LaneSetup) -> tuple[str | None, int, dict[str
     spec, ctx = _enter(spec_root, setup, 0)
     when["spec_loaded"] = time.time()
     sess = open_session(spec, ctx)
-    sess.runner.call("device.count")  # the worker up, CuPy imported, CUDA not yet asked
+    sess.runner.start()  # the probe worker starts CUDA while this lane lists its cases
+    for prov in REGISTRY:
+        if prov.gpu:
+            _CASES[(0, prov.name)] = {c.id: c for c in prov.load(spec, ctx)}
+    sess.runner.call("device.count")  # the worker up, CUDA started
     when["worker_ready"] = time.time()
     problem, count = device_answer(sess.runner)
     sess.describe()
@@ -335,16 +350,20 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
     return [r for n in range(len(jobs)) for r in done[n]]
 
 
-def build_kernels(spec: Spec, folder: Path) -> Any:
+def build_kernels(spec: Spec, folder: Path,
+                  on_compile: Callable[[int], None] | None = None) -> Any:
     """Every kernel module of the plan into `folder`, with every core: (built, seconds), or
-    None where the host has no NVRTC (the lanes' workers then compile through CuPy)."""
+    None where the host has no NVRTC (the lanes' workers then compile through CuPy);
+    `on_compile(count)` before compiling what the cache lacks."""
     from ptxconf.gpu import build, kcache
     from ptxconf.gpu.session import Session
 
     if build.nvrtc_problem() is not None:
         return None
-    return kcache.timed_build_all(Session(spec, None).modules(), folder=folder)
+    return kcache.timed_build_all(Session(spec, None).modules(), folder=folder,
+                                  on_compile=on_compile)
 
 
-__all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_kernels", "group_ids", "lost", "plan_jobs",
+__all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_kernels", "group_ids", "job_groups",
+           "lost", "place", "plan_jobs",
            "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]

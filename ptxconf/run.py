@@ -159,7 +159,11 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     folder = folder_for(opts.kernel_cache)
     pool = L.LanePool(spec, lanes, str(folder), opts.proof_cache)
     try:
-        built = L.build_kernels(spec, folder)
+        # compiling leaves this interpreter free: the CPU providers need not wait
+        built = L.build_kernels(spec, folder,
+                                (lambda _: dispatched.set()) if dispatched is not None else None)
+        groups = L.job_groups(spec, provs,
+                              lambda i: i not in opts.done and _selected_id(i, opts.only))
         problem, count = pool.device()
         if problem is not None:
             pool.close()
@@ -173,8 +177,7 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
         for r in kept:
             emit(r)
-        jobs = L.plan_jobs(spec, provs,
-                           lambda i: i not in opts.done and _selected_id(i, opts.only), gpus)
+        jobs = L.place(groups, gpus)
         timeline: list[dict[str, Any]] = []
         opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
                                "device_and_kernels_s": checked_s, "timeline": timeline}
