@@ -33,7 +33,7 @@ from typing import Any
 from ptxconf.cases import execute
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import Spec, load_spec
-from ptxconf.providers import REGISTRY, Provider, RunContext, provider
+from ptxconf.providers import Provider, RunContext, provider
 from ptxconf.results import Result, Status
 
 #: Cases per job of the families that are not cut by module: small, so that a slow stretch
@@ -223,11 +223,7 @@ def warm_up(spec_root: str, setup: LaneSetup) -> tuple[str | None, int, dict[str
     spec, ctx = _enter(spec_root, setup, 0)
     when["spec_loaded"] = time.time()
     sess = open_session(spec, ctx)
-    sess.runner.start()  # the probe worker starts CUDA while this lane lists its cases
-    for prov in REGISTRY:
-        if prov.gpu:
-            _CASES[(0, prov.name)] = {c.id: c for c in prov.load(spec, ctx)}
-    sess.runner.call("device.count")  # the worker up, CUDA started
+    sess.runner.call("device.count")  # the worker up (it starts CUDA as it comes up)
     when["worker_ready"] = time.time()
     problem, count = device_answer(sess.runner)
     sess.describe()
