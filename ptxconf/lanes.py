@@ -223,7 +223,7 @@ def warm_up(spec_root: str, setup: LaneSetup) -> tuple[str | None, int, dict[str
     spec, ctx = _enter(spec_root, setup, 0)
     when["spec_loaded"] = time.time()
     sess = open_session(spec, ctx)
-    sess.runner.call("device.count")  # the worker up (it starts CUDA as it comes up)
+    sess.runner.start()  # the worker says it is ready, then starts CUDA (`device.warm`)
     when["worker_ready"] = time.time()
     problem, count = device_answer(sess.runner)
     sess.describe()
@@ -259,7 +259,6 @@ class LanePool:
                  proof_cache: bool = True) -> None:
         self.started = time.time()
         self.spec = spec
-        self.folder = kernel_folder
         self.setup = lane_setup(kernel_folder, proof_cache)
         self.pool = ProcessPoolExecutor(max_workers=max(1, lanes), mp_context=lane_context())
         self.warm = [self.pool.submit(warm_up, str(spec.root), self.setup)

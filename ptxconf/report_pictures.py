@@ -205,7 +205,7 @@ class Pictures:
         # the oracle's offsets, every element at once (held equal to the scalar answer of
         # `ptxconf oracle smem-offsets` by conformance/test_canonical.py); the corner drawn
         offsets = smem_offsets_array(spec, q)[:PICTURE_ROWS, :PICTURE_COLS].tolist()
-        out = {"units": address_units(element_layout(spec, q)[2])}
+        units = address_units(element_layout(spec, q)[2])
         granule = 1 << descriptor_format(spec).field("leading_byte_offset").encode_shift_bits
         shown = (f"rows 0-{len(offsets) - 1} of {q.mn}"
                  + (f", k 0-{PICTURE_COLS - 1} of {q.k}" if q.k > PICTURE_COLS else ""))
@@ -213,7 +213,7 @@ class Pictures:
         if not short:
             title += (f": LBO {q.lbo_bytes} B, SBO {q.sbo_bytes} B"
                       + (f", start +{q.base_offset_bytes} B" if q.base_offset_bytes else ""))
-        return smem_grid(title, offsets, units=out["units"], color_by="chunk", chunk_bytes=granule,
+        return smem_grid(title, offsets, units=units, color_by="chunk", chunk_bytes=granule,
                          bank_bytes=banks.BANK_BYTES, banks=banks.BANKS, notes=(shown,))
 
     @staticmethod

@@ -137,15 +137,19 @@ def _lanes_asked(opts: RunOptions) -> int:
 
 def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
                  emit: Callable[[Result], None],
-                 dispatched: threading.Event | None = None) -> list[Result]:
+                 dispatched: threading.Event) -> list[Result]:
     """The GPU providers' results: over lanes (ptxconf.lanes) where CuPy is here and more than
     one lane is asked for, else one after another in this process. The lanes start at once and
     warm up (a probe worker and CUDA each) while the first one checks the device and this
     thread builds the kernels; where the device is not usable, the providers say why, as in
-    the one-after-another run."""
+    the one-after-another run. `dispatched` is set once the lanes have every job (at once
+    where no lanes run, and as soon as kernels must be compiled): the CPU providers wait for
+    it, so that until then this thread and the pool's own thread have the interpreter to
+    themselves."""
     lanes = _lanes_asked(opts)
     if (opts.gpu == "off" or not provs or lanes <= 1
             or importlib.util.find_spec("cupy") is None):
+        dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
         out = _sequential(provs, spec, opts, ctx, emit)
         sess = ctx.shared.get("gpu.session")
         if sess is not None and sess.built:
@@ -161,14 +165,13 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     try:
         # compiling leaves this interpreter free: the CPU providers need not wait
         built = L.build_kernels(spec, folder,
-                                (lambda _: dispatched.set()) if dispatched is not None else None)
+                                lambda _: dispatched.set())
         groups = L.job_groups(spec, provs,
                               lambda i: i not in opts.done and _selected_id(i, opts.only))
         problem, count = pool.device()
         if problem is not None:
             pool.close()
-            if dispatched is not None:
-                dispatched.set()
+            dispatched.set()
             return _sequential(provs, spec, opts, ctx, emit)
         checked_s = round(time.perf_counter() - entered, 2)
         if built is not None:
@@ -183,7 +186,7 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
                                "device_and_kernels_s": checked_s, "timeline": timeline}
         results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline,
                               built[0] if built is not None else None,
-                              dispatched.set if dispatched is not None else None)
+                              dispatched.set)
         opts.extra["lanes"]["warm_up"] = pool.warm_up_times()
     finally:
         pool.close(block=False)  # the lanes end while the report is written
