@@ -30,6 +30,7 @@ CODES: dict[str, str] = {
     "refuted": "a proof refutes a documented claim (a counterexample is in the fields)",
     "refuted_oracle": "a proof refutes a claim about the oracle itself",
     "proof_unknown": "the solver could not decide the claim in time (never passes)",
+    "proof_lost": "the worker process proving the claim was lost before it answered (never passes)",
     "dependency_missing": "the provider's dependency is missing here; the case did not run",
     "gpu_unusable": "no usable GPU although the run asked for one",
     "gpu_fault": "a probe kernel faulted or did not compile",

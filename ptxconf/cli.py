@@ -8,7 +8,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -151,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="prove every claim and compile every kernel again (ignore the caches)")
     ck.add_argument("--gpus", default="1", type=_gpus_arg,
                     help="GPU cases over this many visible GPUs, or 'all' (default 1)")
+    ck.add_argument("--proof-workers", type=_count, metavar="N",
+                    help="processes proving the Z3 claims (default: every core but one, at "
+                         "most 4; 0: in the run's own process)")
     ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
                     help="probe workers (processes) per GPU (default: half the cores, at most 8)")
     ck.add_argument("--resume", type=_path, metavar="RUN_DIR",
@@ -164,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--json", action="store_true")
     pr.add_argument("--no-cache", action="store_true",
                     help="prove every claim again (ignore the proof cache)")
+    pr.add_argument("--proof-workers", type=_count, metavar="N",
+                    help="processes proving the claims (default: every core but one, at most "
+                         "4; 0: in this process)")
 
     from ptxconf.show import add_parser as add_show_parser
 
@@ -322,6 +328,12 @@ def _gpus_arg(text: str) -> str:
     return text
 
 
+def _count(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"expected a count (0 or more), got {text!r}")
+    return int(text)
+
+
 def _positive_int(text: str) -> int:
     if not (text.isdigit() and int(text) > 0):
         raise argparse.ArgumentTypeError(f"expected a positive count, got {text!r}")
@@ -353,7 +365,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict, proof_cache=not args.no_cache,
                       kernel_cache=not args.no_cache, gpus=args.gpus,
-                      workers_per_gpu=args.workers_per_gpu)
+                      workers_per_gpu=args.workers_per_gpu, proof_workers=args.proof_workers)
     out_dir = args.resume or args.report_dir or default_report_dir()
     if args.resume is not None:
         opts.done = _resumable(args.resume, spec)
@@ -437,13 +449,20 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from ptxconf.oracle.findings import judge
     from ptxconf.oracle.proofs.cases import proof_cases
     from ptxconf.results import Status
+    from ptxconf.run import auto_proof_workers
 
     spec = _spec(args)
     rows = []
-    for case in proof_cases(spec, timeout_s=args.timeout_s, cache=not args.no_cache):
-        if args.only and args.only not in case.id:
-            continue
-        r = judge(execute(case))
+    closers: list[Callable[[], None]] = []
+    workers = auto_proof_workers() if args.proof_workers is None else args.proof_workers
+    cases = proof_cases(spec, timeout_s=args.timeout_s, cache=not args.no_cache, workers=workers,
+                        wanted=lambda i: not args.only or args.only in i, closers=closers)
+    try:
+        results = [judge(execute(c)) for c in cases if not args.only or args.only in c.id]
+    finally:
+        for close in closers:
+            close()
+    for r in results:
         rows.append({"id": r.id, "claim": r.check,
                      "status": r.fields.get("proof_status", r.status.value),
                      "result": r.status.value, "code": r.code,

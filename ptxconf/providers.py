@@ -27,6 +27,11 @@ class RunContext:
     proof_cache: bool = False
     #: Reuse compiled kernel modules from the disk cache (ptxconf/gpu/kcache.py).
     kernel_cache: bool = True
+    #: Worker processes for the proofs (0: prove in the provider's own thread).
+    proof_workers: int = 0
+    #: Which case ids the run will execute (None: all); a provider that works ahead (the
+    #: proofs' worker pool) starts only these.
+    wanted: Callable[[str], bool] | None = None
     #: Which visible GPU this context's probe worker uses (None: CUDA's default).
     device: int | None = None
     shared: dict[str, Any] = field(default_factory=dict)

@@ -31,6 +31,8 @@ class RunOptions:
     only: str | None = None
     proof_timeout_s: float = 20.0
     proof_cache: bool = True
+    #: --proof-workers: processes proving claims (None: auto_proof_workers(); 0: in a thread).
+    proof_workers: int | None = None
     strict: bool = False
     #: Reuse compiled kernel modules (ptxconf.gpu.kcache); --no-cache compiles them all.
     kernel_cache: bool = True
@@ -194,6 +196,12 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))
 
 
+def auto_proof_workers() -> int:
+    """Processes for the proofs: every core but one, at most four (about 200 small claims;
+    more workers would mostly start interpreters); none on a single core."""
+    return min(4, (os.cpu_count() or 1) - 1)
+
+
 def _selected_id(case_id: str, only: str | None) -> bool:
     return not only or only in case_id
 
@@ -219,7 +227,10 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     cpu = tuple(p for p in provs if not p.gpu)
     gpu = tuple(p for p in provs if p.gpu)
     ctx = RunContext(gpu=opts.gpu, proof_timeout_s=opts.proof_timeout_s,
-                     proof_cache=opts.proof_cache, kernel_cache=opts.kernel_cache)
+                     proof_cache=opts.proof_cache, kernel_cache=opts.kernel_cache,
+                     proof_workers=(auto_proof_workers() if opts.proof_workers is None
+                                    else opts.proof_workers),
+                     wanted=lambda i: i not in opts.done and _selected_id(i, opts.only))
     gpu_out: list[Result] = []
     gpu_err: list[BaseException] = []
     dispatched = threading.Event()

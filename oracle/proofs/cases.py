@@ -10,12 +10,13 @@ statement proved, the facts found, and for an expected refutation its explanatio
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ptxconf.cases import Case, Outcome, case, execute
 from ptxconf.oracle.proofs.cache import ProofCache
 from ptxconf.oracle.proofs.claims import all_claims
+from ptxconf.oracle.proofs.pool import ProofLost, ProofPool
 from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
 from ptxconf.oracle.spec import Spec
 from ptxconf.results import Result, Status
@@ -38,9 +39,12 @@ def outcome_of(claim: Claim, pr: ProofResult) -> Outcome:
     return Outcome(Status.FAIL, "refuted_oracle", pr.reason, fields)
 
 
-def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None) -> Case:
+def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
+               pool: ProofPool | None = None) -> Case:
     """The case of one claim; a body that raises is FAIL (`raised`) with proof_status error.
-    With a cache, a decided outcome proved before under the same key is reused (fields say so)."""
+    With a cache, a decided outcome proved before under the same key is reused (fields say so);
+    with a pool that was handed the claim, its worker's answer is waited for (a lost worker is
+    UNKNOWN `proof_lost`), else the claim is proved here."""
 
     def body() -> Outcome:
         start = time.perf_counter()
@@ -50,7 +54,16 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None) 
                 return Outcome(Status(hit["status"]), hit["code"], hit["message"],
                                {**hit["fields"], "cached": True})
         try:
-            out = outcome_of(claim, prove(claim, timeout_s=timeout_s))
+            if pool is not None and pool.has(claim.id):
+                try:
+                    proved = pool.result(claim.id)
+                except ProofLost as lost:
+                    return Outcome(Status.UNKNOWN, "proof_lost", f"unknown: {lost}",
+                                   {"proof_status": "unknown", "statement": claim.statement,
+                                    "counterexample": None, "reproduce": None})
+            else:
+                proved = prove(claim, timeout_s=timeout_s)
+            out = outcome_of(claim, proved)
             if cache is not None and out.status is not Status.UNKNOWN:
                 cache.put(claim.id, claim.statement, timeout_s,
                           {"status": out.status.value, "code": out.code, "message": out.message,
@@ -70,14 +83,27 @@ def run_claim(claim: Claim, timeout_s: float) -> Result:
     return execute(claim_case(claim, timeout_s))
 
 
-def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False) -> Iterator[Case]:
+def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: int = 0,
+                wanted: Callable[[str], bool] | None = None,
+                closers: list[Callable[[], None]] | None = None) -> list[Case]:
     """One case per claim; each runs in a fresh z3.Context under ``timeout_s`` (or comes from
-    the proof cache, with ``cache``)."""
+    the proof cache, with ``cache``). With ``workers`` > 0, the claims that will be run
+    (``wanted``: by id; default all) and are not in the cache are proved in that many worker
+    processes (`ptxconf.oracle.proofs.pool`), all handed out now; the pool's `close` goes on
+    ``closers`` (the caller closes it when the run ends or is interrupted)."""
     store = ProofCache(spec) if cache else None
-    for claim in all_claims(spec):
-        yield claim_case(claim, timeout_s, store)
+    claims = list(all_claims(spec))
+    todo = [c.id for c in claims if workers > 0 and (wanted is None or wanted(c.id))
+            and (store is None or store.get(c.id, c.statement, timeout_s) is None)]
+    pool = None
+    if len(todo) > 1:
+        pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
+        if closers is not None:
+            closers.append(pool.close)
+    return [claim_case(claim, timeout_s, store, pool) for claim in claims]
 
 
-def provider_cases(spec: Spec, ctx: Any) -> Iterator[Case]:
+def provider_cases(spec: Spec, ctx: Any) -> list[Case]:
     """The registry's entry point (ptxconf.providers)."""
-    return proof_cases(spec, timeout_s=ctx.proof_timeout_s, cache=ctx.proof_cache)
+    return proof_cases(spec, timeout_s=ctx.proof_timeout_s, cache=ctx.proof_cache,
+                       workers=ctx.proof_workers, wanted=ctx.wanted, closers=ctx.closers)
