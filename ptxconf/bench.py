@@ -12,11 +12,13 @@ Never a timed test: these figures are read by people. Every figure comes from th
   synchronisation and worker round trip, one after another
   (`ptxconf.gpu.families.sweep.naive_variant`); its time for the whole space is the sample's
   mean per variant times the variants, and the ratio is that over the cold check;
+* with `--scaling`, warm checks over more workers and GPUs (`scaling`): one probe worker
+  against two sharing one GPU, and one GPU against two where two are visible;
 * `ptxconf check --gpu off` cold and warm (the CPU machine's run), and spec load time.
 
 On a machine without a usable sm_90a GPU the GPU rows say why they are absent.
 
-    ptxconf bench [--out reports/bench/h100.json] [--naive-sample 24] [--json]
+    ptxconf bench [--out reports/bench/h100.json] [--naive-sample 24] [--scaling] [--json]
 """
 
 from __future__ import annotations
@@ -82,6 +84,36 @@ def _cold_warm(args: list[str], tmp: Path, name: str) -> dict[str, Any]:
     return {"cold": cold, "warm": median, "warm_walls_s": [r["wall_s"] for r in warms]}
 
 
+def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
+    """Warm `check --gpu on` over more workers and GPUs, on the caches of the cold run (nothing
+    compiles, nothing is proved): one probe worker against two sharing one GPU; and, where two
+    GPUs are visible, one GPU against two at the same workers per GPU. Each ratio is the one
+    run's wall over the other's, from this run."""
+    env = {"PTXCONF_KERNEL_CACHE": str(tmp / "gpu-kernels"),
+           "PTXCONF_CACHE_DIR": str(tmp / "gpu-proofs"), CUDA_CACHE_ENV: str(tmp / "gpu-cuda-cache")}
+
+    def wall(*args: str) -> dict[str, Any]:
+        name = "scaling-" + "-".join(a.lstrip("-") for a in args)
+        r = _check(["--gpu", "on", *args], env, tmp / name)
+        return {k: r.get(k) for k in ("command", "wall_s", "exit_code", "cases", "status")}
+
+    one, two = wall("--workers-per-gpu", "1"), wall("--workers-per-gpu", "2")
+    out: dict[str, Any] = {"one_gpu": {"workers_1": one, "workers_2": two,
+                                       "ratio": round(one["wall_s"] / max(two["wall_s"], 1e-9), 2)}}
+    if gpus < 2:
+        out["two_gpus"] = {"unmeasured": f"{gpus} visible GPU(s): the 1-vs-2-GPU ratio needs a "
+                                         "node with two"}
+        return out
+    from ptxconf.lanes import auto_workers
+
+    k = str(auto_workers(2))
+    g1, g2 = (wall("--gpus", "1", "--workers-per-gpu", k),
+              wall("--gpus", "2", "--workers-per-gpu", k))
+    out["two_gpus"] = {"gpus_1": g1, "gpus_2": g2, "workers_per_gpu": int(k),
+                       "ratio": round(g1["wall_s"] / max(g2["wall_s"], 1e-9), 2)}
+    return out
+
+
 def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:
     """The naive baseline on `sample` variants spread evenly over the space."""
     from ptxconf.gpu import space
@@ -113,7 +145,7 @@ def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:
                    "synchronisation and one worker round trip per probe, serial"}
 
 
-def measure(spec: Spec, naive: int = 24) -> dict[str, Any]:
+def measure(spec: Spec, naive: int = 24, with_scaling: bool = False) -> dict[str, Any]:
     """Every figure (see the module docstring)."""
     from ptxconf.bench_spec import spec_load_figures
     from ptxconf.gpu import space
@@ -136,6 +168,8 @@ def measure(spec: Spec, naive: int = 24) -> dict[str, Any]:
             cold = figures["check_gpu_on"]["cold"]["wall_s"]
             figures["speedup_vs_naive_cold"] = round(
                 figures["naive"]["estimate_for_space_s"] / max(cold, 1e-9), 1)
+            if with_scaling:
+                figures["scaling"] = scaling(tmp, int(figures["device"].get("visible_gpus") or 1))
         else:
             figures["device"] = {"unusable": problem}
         figures["check_gpu_off"] = _cold_warm(["--gpu", "off"], tmp, "cpu")
@@ -177,15 +211,24 @@ def _lines(f: dict[str, Any]) -> list[str]:
         out.append(f"naive baseline: {n['seconds_per_variant']} s per variant over "
                    f"{n['sampled_variants']} sampled -> {n['estimate_for_space_s']} s for the space;"
                    f" cold check is {f['speedup_vs_naive_cold']}x faster")
+    sc = f.get("scaling")
+    if sc:
+        one = sc["one_gpu"]
+        out.append(f"one GPU, warm: 1 probe worker {one['workers_1']['wall_s']} s, 2 workers "
+                   f"sharing it {one['workers_2']['wall_s']} s: {one['ratio']}x")
+        two = sc["two_gpus"]
+        out.append("two GPUs, warm: " + (two.get("unmeasured") or
+                   f"{two['gpus_1']['wall_s']} s on one, {two['gpus_2']['wall_s']} s on two "
+                   f"({two['workers_per_gpu']} workers each): {two['ratio']}x"))
     for row in f.get("spec_load", []):
         out.append(f"spec load: {row}")
     return out
 
 
 def run_bench(spec: Spec, as_json: bool = False, out: Path | None = None,
-              naive: int = 24) -> int:
+              naive: int = 24, with_scaling: bool = False) -> int:
     """Measure, print (a table or JSON), and write the JSON to `out` when given."""
-    figures = measure(spec, naive)
+    figures = measure(spec, naive, with_scaling)
     text = json.dumps(figures, indent=1, default=str)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

@@ -194,6 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
     bn.add_argument("--out", type=Path, help="also write the figures there as JSON")
     bn.add_argument("--naive-sample", type=_positive_int, default=24, metavar="N",
                     help="variants the naive baseline is measured on (default 24)")
+    bn.add_argument("--scaling", action="store_true",
+                    help="also warm checks over 1 and 2 probe workers on one GPU, and over 1 and "
+                         "2 GPUs where two are visible")
     return p
 
 
@@ -516,7 +519,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Print timings (see ptxconf.bench)."""
     from ptxconf.bench import run_bench
 
-    return run_bench(_spec(args), as_json=args.json, out=args.out, naive=args.naive_sample)
+    return run_bench(_spec(args), as_json=args.json, out=args.out, naive=args.naive_sample,
+                     with_scaling=args.scaling)
 
 
 def cmd_show(args: argparse.Namespace) -> int:
