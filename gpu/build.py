@@ -32,6 +32,13 @@ from .kcache import CACHE_ENV  # a folder: the on-disk cubin cache
 from .variants import WgmmaVariant, WmmaVariant
 
 ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
+#: NVRTC's fast-compile mode, used from NVRTC 13 on (`arch_options`): a probe kernel is one
+#: instruction between loads and stores, so how fast it runs does not matter, and the compile
+#: takes a third to a half of the time (an N=256 module of 24 kernels: 2.6 s -> 1.4 s). The
+#: instructions are the same; every probe is still judged bit for bit on silicon.
+FAST_COMPILE: tuple[str, ...] = ("-Ofc=max",)
+#: The first NVRTC that takes FAST_COMPILE here (13.0 on the GPU nodes, 13.5 on CPU ones).
+FAST_COMPILE_FROM = (13, 0)
 INCLUDE_ENV = "PTXCONF_CUDA_INCLUDE"  # a folder holding mma.h and crt/mma.h: overrides search
 #: 32-bit words each lane of a wmma probe dumps (the largest fragment has 8).
 WMMA_MAX_WORDS = 16
@@ -187,9 +194,21 @@ def include_problem() -> str | None:
             f"nvidia-cuda-crt, or set {INCLUDE_ENV}); looked in: {looked}")
 
 
+@functools.cache
+def arch_options() -> tuple[str, ...]:
+    """Compile options for every probe module: ARCH_OPTIONS, plus FAST_COMPILE where the NVRTC
+    of cuda-bindings is FAST_COMPILE_FROM or later (where there is none, the modules are
+    compiled through CuPy, and ARCH_OPTIONS alone is what every NVRTC takes)."""
+    try:
+        fast = nvrtc_version() >= FAST_COMPILE_FROM
+    except Exception:  # noqa: BLE001 - no usable cuda-bindings: the plain options
+        fast = False
+    return ARCH_OPTIONS + (FAST_COMPILE if fast else ())
+
+
 def wmma_options() -> tuple[str, ...]:
     """Compile options for wmma modules: the arch options plus the CUDA include folders."""
-    return ARCH_OPTIONS + tuple(f"-I{d}" for d in cuda_include_dirs())
+    return arch_options() + tuple(f"-I{d}" for d in cuda_include_dirs())
 
 
 # --- NVRTC (no GPU needed) -----------------------------------------------------------------
@@ -299,7 +318,7 @@ def nvrtc_compile(source: str, options: Sequence[str] = ARCH_OPTIONS, *,
 
 def compile_wgmma_cubin(variants: Iterable[WgmmaVariant], **kw: Any) -> CompileResult:
     """NVRTC-compile the probe kernels of these variants into one sm_90a module."""
-    return nvrtc_compile(wgmma_source(variants), ARCH_OPTIONS, name="wgmma_probe.cu", **kw)
+    return nvrtc_compile(wgmma_source(variants), arch_options(), name="wgmma_probe.cu", **kw)
 
 
 def compile_wmma_cubin(variants: Iterable[WmmaVariant], **kw: Any) -> CompileResult:
@@ -461,7 +480,7 @@ def _kernels_of(variants: Iterable[Any], module_of: Any) -> dict[Any, Any]:
 
 def wgmma_kernels(variants: Iterable[WgmmaVariant]) -> dict[WgmmaVariant, Any]:
     """CuPy kernels for these variants; the ones not yet built share one new module."""
-    return _kernels_of(variants, lambda vs: _cupy_module(wgmma_source(vs), ARCH_OPTIONS))
+    return _kernels_of(variants, lambda vs: _cupy_module(wgmma_source(vs), arch_options()))
 
 
 def _wmma_module(vs: list[WmmaVariant]) -> Any:
@@ -492,4 +511,4 @@ def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
     """CuPy kernels for SM70 mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
     from .mma_sync import source
 
-    return _kernels_of(variants, lambda vs: _cupy_module(source(tuple(vs)), ARCH_OPTIONS))
+    return _kernels_of(variants, lambda vs: _cupy_module(source(tuple(vs)), arch_options()))

@@ -115,7 +115,7 @@ class Session:
             if key == WMMA_BATCH:
                 out.append(kcache.Module(key, build.wmma_source(vs), build.wmma_options()))
             else:
-                out.append(kcache.Module(key, build.wgmma_source(vs), build.ARCH_OPTIONS))
+                out.append(kcache.Module(key, build.wgmma_source(vs), build.arch_options()))
         return out
 
     def build(self) -> dict[str, Any]:

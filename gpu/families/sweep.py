@@ -329,7 +329,7 @@ def naive_variant(sess: Session, v: WgmmaVariant, folder: str) -> Outcome | Base
 
     from .. import build
 
-    res = build.nvrtc_compile(build.wgmma_source([v]), build.ARCH_OPTIONS, cache=False)
+    res = build.nvrtc_compile(build.wgmma_source([v]), build.arch_options(), cache=False)
     if not res.ok or res.cubin is None:
         return fail(f"{v.kernel_name}: did not compile: {res.log[:200]}", code="compile_failed")
     path = os.path.join(folder, f"naive_{v.kernel_name}.cubin")
