@@ -137,6 +137,8 @@ class Planned:
     check: str
     key: str
     args: tuple[Any, ...] = ()
+    #: Its probe may fault on purpose (a misaligned access); each fault costs a worker restart.
+    may_fault: bool = False
 
     @property
     def id(self) -> str:
@@ -279,12 +281,19 @@ def wmma_plan(spec: Spec) -> list[Planned]:
     for v in wm:
         if v.op == "load" and v.matrix == "a" and v.layout == "row" and v.shape not in seen:
             seen.add(v.shape)
-            out += [Planned(CHECK_WMMA_ALIGN, f"{wmma_key(v)}:{kind}", (v, kind))
+            out += [Planned(CHECK_WMMA_ALIGN, f"{wmma_key(v)}:{kind}", (v, kind), may_fault=True)
                     for kind in ("pointer", "stride")]
     return out
 
 
+def may_fault_ids(spec: Spec) -> frozenset[str]:
+    """The ids of the planned cases whose probes may fault on purpose (made once per spec)."""
+    return spec.memo(("plan.may_fault_ids",),
+                     lambda: frozenset(p.id for p in wmma_plan(spec) if p.may_fault))
+
+
 __all__ = ["Plan", "Planned", "Probe", "address_plan", "base_offset_field", "base_offset_rule",
            "device_plan", "discovery_plan", "hypothesis_plan",
-           "hypothesis_probes", "make_probe", "majors", "n_values", "plan", "swizzled_modes",
+           "hypothesis_probes", "make_probe", "majors", "may_fault_ids", "n_values", "plan",
+           "swizzled_modes",
            "wmma_key", "wmma_plan"]

@@ -60,11 +60,12 @@ def auto_workers(gpus: int) -> int:
     return max(1, min(MAX_AUTO_WORKERS_PER_GPU, cores // max(gpus, 1)))
 
 
-def _may_fault(case_id: str) -> bool:
-    """A case whose probe may fault on purpose (a fault costs a worker restart)."""
-    from ptxconf.gpu.plan import CHECK_WMMA_ALIGN
+def _may_fault(spec: Spec, case_id: str) -> bool:
+    """A case whose probe may fault on purpose, as the plan marks it (a fault costs a worker
+    restart)."""
+    from ptxconf.gpu.plan import may_fault_ids
 
-    return case_id.startswith(CHECK_WMMA_ALIGN + "[")
+    return case_id in may_fault_ids(spec)
 
 
 def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
@@ -72,8 +73,8 @@ def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str,
     is a job of its own, so that its worker restarts spread over the lanes."""
     if prov.name == "gpu-hypotheses":  # each runs many probes: one job each
         return [(i,) for i in ids]
-    alone = [(i,) for i in ids if _may_fault(i)]
-    ids = [i for i in ids if not _may_fault(i)]
+    alone = [(i,) for i in ids if _may_fault(spec, i)]
+    ids = [i for i in ids if not _may_fault(spec, i)]
     if prov.name == "gpu-sweep":
         from ptxconf.gpu.families.sweep import module_of
 
@@ -114,7 +115,7 @@ def _weight(spec: Spec, provider_name: str, ids: tuple[str, ...]) -> float:
     """A job's expected cost, relative: only its order matters."""
     if provider_name == "gpu-hypotheses":
         return 1e9
-    if any(_may_fault(i) for i in ids):
+    if any(_may_fault(spec, i) for i in ids):
         return 1e8
     if provider_name == "gpu-sweep":
         from ptxconf.gpu.families.sweep import module_weight
