@@ -10,21 +10,29 @@ and raw memory bytes; this module says what to put in, and what came out means:
 * register fragments from `ptxconf.oracle.fragments` as tables, matrices to registers and back;
 * discovery coding: an index written in digits a type holds exactly, one-hot operands, and
   decoding the digits back;
-* the host reference matmul and diff tables in the layout's own coordinates.
+* the host reference matmul; diff tables in the layout's own coordinates are
+  `ptxconf.oracle.diffs` (re-exported here).
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ptxconf.oracle import canonical, facts
 from ptxconf.oracle.descriptor import descriptor_format
+
+# re-exported: the probe code reads diffs through this module (I.Diff, I.diff_grid, ...)
+from ptxconf.oracle.diffs import Diff as Diff
+from ptxconf.oracle.diffs import diff_grid as diff_grid
+from ptxconf.oracle.diffs import fingerprint as fingerprint
+from ptxconf.oracle.diffs import hex_fmt as hex_fmt
+from ptxconf.oracle.diffs import int_fmt as int_fmt
 from ptxconf.oracle.records import ElementType, atom_name
 from ptxconf.oracle.spec import Spec, default_spec
 
@@ -494,115 +502,6 @@ def accumulator_values(spec: Spec, acc_dtype: str, raw: np.ndarray) -> np.ndarra
                              "integer code")
         return vals.astype(np.int64)
     return vals
-
-
-# --- diff tables ---------------------------------------------------------------------------
-
-
-def _cell(fmt: Callable[[Any], str], v: Any) -> str:
-    return fmt(v)
-
-
-@dataclass(frozen=True)
-class Diff:
-    """Expected versus actual over a grid, in the layout's coordinates."""
-
-    what: str
-    axes: tuple[str, ...]
-    total: int
-    mismatches: int
-    first: tuple[int, ...] | None
-    last: tuple[int, ...] | None
-    samples: tuple[dict[str, Any], ...] = ()
-    window: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        """Whether every element agreed."""
-        return self.mismatches == 0
-
-    def _coord(self, c: tuple[int, ...] | None) -> str:
-        if c is None:
-            return "-"
-        return "(" + ", ".join(f"{a} {v}" for a, v in zip(self.axes, c, strict=True)) + ")"
-
-    def message(self) -> str:
-        """One line: counts, first and last failing coordinates, the first sample."""
-        if self.ok:
-            return f"{self.what}: all {self.total} agree"
-        s = self.samples[0] if self.samples else {}
-        return (f"{self.what}: {self.mismatches} of {self.total} differ; first "
-                f"{self._coord(self.first)}: expected {s.get('expected')}, got {s.get('actual')}"
-                f"; last {self._coord(self.last)}")
-
-    def details(self) -> dict[str, Any]:
-        """JSON-ready: counts, coordinates, samples and the window."""
-        d: dict[str, Any] = {"what": self.what, "axes": list(self.axes), "total": self.total,
-                             "mismatches": self.mismatches}
-        if not self.ok:
-            d.update(first=list(self.first or ()), last=list(self.last or ()),
-                     samples=list(self.samples), window=self.window)
-        d.update(self.extra)
-        return d
-
-
-def diff_grid(what: str, expected: np.ndarray, actual: np.ndarray, *,
-              axes: tuple[str, ...] = ("row", "col"), fmt: Callable[[Any], str] = str,
-              max_samples: int = 8, window_rows: int = 4, window_cols: int = 8,
-              extra: dict[str, Any] | None = None) -> Diff:
-    """Compare two equally shaped grids; name mismatches by their coordinates."""
-    exp, act = np.asarray(expected), np.asarray(actual)
-    if exp.shape != act.shape:
-        raise ValueError(f"{what}: shapes differ: expected {exp.shape}, actual {act.shape}")
-    bad = exp != act
-    if exp.dtype.kind == "f" or act.dtype.kind == "f":
-        bad &= ~(np.isnan(exp.astype(float)) & np.isnan(act.astype(float)))
-    where = np.argwhere(bad)
-    n = len(where)
-    if n == 0:
-        return Diff(what, axes, int(exp.size), 0, None, None, extra=extra or {})
-    first, last = tuple(int(x) for x in where[0]), tuple(int(x) for x in where[-1])
-    samples = tuple({"at": {a: int(v) for a, v in zip(axes, w, strict=True)},
-                     "expected": _cell(fmt, exp[tuple(w)]), "actual": _cell(fmt, act[tuple(w)])}
-                    for w in where[:max_samples])
-    window = ""
-    if exp.ndim == 2:
-        r0 = max(0, first[0] - 1)
-        c0 = max(0, min(first[1] - 2, exp.shape[1] - window_cols))
-        rows = range(r0, min(exp.shape[0], r0 + window_rows))
-        cols = range(c0, min(exp.shape[1], c0 + window_cols))
-        lines = [f"expected/actual, {axes[0]} down, {axes[1]} across (* differs)",
-                 "\t".join([""] + [f"{axes[1]}={c}" for c in cols])]
-        for r in rows:
-            cells = []
-            for c in cols:
-                mark = "*" if bad[r, c] else ""
-                e, a = _cell(fmt, exp[r, c]), _cell(fmt, act[r, c])
-                cells.append(f"{e}{mark}" if not mark else f"{e}/{a}*")
-            lines.append("\t".join([f"{axes[0]}={r}"] + cells))
-        window = "\n".join(lines)
-    return Diff(what, axes, int(exp.size), n, first, last, samples, window, extra or {})
-
-
-def hex_fmt(v: Any) -> str:
-    """0x-prefixed hex of an integer cell."""
-    return f"{int(v):#x}"
-
-
-def int_fmt(v: Any) -> str:
-    """A cell as an integer (or its float value when not integral)."""
-    f = float(v)
-    return str(int(f)) if f.is_integer() else repr(f)
-
-
-def fingerprint(arr: np.ndarray) -> str:
-    """A short content hash of an int array (shape included), to compare maps across runs."""
-    import hashlib
-
-    a = np.ascontiguousarray(np.asarray(arr, dtype=np.int64))
-    h = hashlib.sha256(repr(a.shape).encode() + a.tobytes()).hexdigest()
-    return f"sha256:{h[:16]}"
 
 
 # --- wmma ----------------------------------------------------------------------------------
