@@ -66,3 +66,23 @@ def test_jobs_go_round_the_gpus(groups, gpus: int) -> None:
     jobs = L.place(groups, gpus)
     assert [j.device for j in jobs] == [n % gpus for n in range(len(groups))]
     assert [(j.provider, j.ids) for j in jobs] == list(groups)
+
+
+def test_chunks_keep_order_and_put_heavy_cases_alone() -> None:
+    ids = [f"c{i}" for i in range(10)]
+    costs = [1.0, 1.0, 1.0, 1.0, 1.0, 50.0, 1.0, 1.0, 1.0, 1.0]
+    got = L.chunks(ids, costs)
+    assert [i for g in got for i in g] == ids
+    assert ("c5",) in got
+    assert all(len(g) <= L.CHUNK for g in got)
+    assert L.chunks([], []) == []
+
+
+def test_the_heaviest_discovery_maps_are_jobs_of_their_own(groups) -> None:
+    from ptxconf.gpu.families.discovery import case_weight
+
+    disc = [ids for name, ids in groups if name == "gpu-discovery"]
+    weights = sorted((case_weight(SPEC, i), i) for ids in disc for i in ids)
+    heaviest = {i for _, i in weights[-8:]}
+    assert all(".b1." in i for i in heaviest), "the 1-bit maps of the widest tiles"
+    assert all(len(ids) == 1 for ids in disc if heaviest & set(ids))

@@ -82,7 +82,29 @@ def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str,
         for i in ids:
             groups.setdefault(module_of(spec, i), []).append(i)
         return alone + [tuple(g) for g in groups.values()]
+    if prov.name == "gpu-discovery":
+        from ptxconf.gpu.families.discovery import case_weight
+
+        return alone + chunks(ids, [case_weight(spec, i) for i in ids])
     return alone + [tuple(ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK)]
+
+
+def chunks(ids: Sequence[str], costs: Sequence[float]) -> list[tuple[str, ...]]:
+    """Runs of consecutive ids, each closed at CHUNK ids or before its cost would pass CHUNK
+    times the median cost (so that a few heavy cases, the 1-bit maps of a 256 x 256 tile, are
+    jobs of their own instead of one long job that ends the run late)."""
+    if not ids:
+        return []
+    cap = CHUNK * sorted(costs)[len(costs) // 2]
+    out: list[list[str]] = [[]]
+    total = 0.0
+    for i, c in zip(ids, costs, strict=True):
+        if out[-1] and (len(out[-1]) == CHUNK or total + c > cap):
+            out.append([])
+            total = 0.0
+        out[-1].append(i)
+        total += c
+    return [tuple(g) for g in out]
 
 
 def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],
@@ -121,6 +143,10 @@ def _weight(spec: Spec, provider_name: str, ids: tuple[str, ...]) -> float:
         from ptxconf.gpu.families.sweep import module_weight
 
         return module_weight(spec, ids)
+    if provider_name == "gpu-discovery":
+        from ptxconf.gpu.families.discovery import case_weight
+
+        return sum(case_weight(spec, i) for i in ids)
     return sum(1.0 + _n_of(i) / 64 for i in ids)
 
 

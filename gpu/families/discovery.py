@@ -12,12 +12,14 @@ A mismatch is a diff table in the layout's coordinates (`ptxconf.oracle.verdicts
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from ptxconf.cases import Outcome
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle import verdicts
+from ptxconf.oracle.spec import Spec
 
 from .. import plan as P
 from ..probes import REGION_ALIGN_BYTES
@@ -48,19 +50,68 @@ def _failed_raw(sess: Session, outcome: Outcome, **arrays: np.ndarray) -> Outcom
     return outcome
 
 
+@dataclass(frozen=True)
+class Coding:
+    """How a smem_map probe index-codes one operand: its layout, the region coded (bytes), the
+    digits of each slot index, and the k values one launch reveals (`step`, in `shifts`
+    launches per digit)."""
+
+    coded: I.OperandLayout
+    bits: int
+    offs: np.ndarray
+    region: int
+    plan: I.DigitPlan
+    step: int
+    shifts: int
+
+    @property
+    def launches(self) -> int:
+        """Launches the probe makes."""
+        return self.shifts * self.plan.digits
+
+
+def coding(spec: Spec, p: P.Probe, operand: str, swizzle: str) -> Coding:
+    """The coding of one smem_map probe (what its body launches, and what it costs)."""
+    v = p.variant
+    a_lay, b_lay = layouts(spec, v, p.major, swizzle)
+    coded = a_lay if operand == "A" else b_lay
+    bits = I.element_bits(spec, coded.dtype)
+    offs = I.offsets(spec, coded)
+    region = round_up(I.footprint_bytes(offs, bits), REGION_ALIGN_BYTES) + GUARD_BYTES
+    count = region * I.BITS_PER_BYTE // bits
+    step = v.n if operand == "A" else v.m  # k values one launch reveals
+    return Coding(coded, bits, offs, region, I.digit_plan(spec, coded.dtype, count, v.dtype),
+                  step, -(-v.k // step))
+
+
+#: A smem_map case's host work in the units of `sweep.module_weight` (about 1e4 a second of
+#: a lane's host work on an H100 node): its launches x the M x N accumulator each decodes,
+#: over 4096, times this (the b1 m64n256k256 B maps, 68 launches, take about a second).
+WEIGHT_PER_LAUNCH_TILE = 40.0
+
+
+def case_weight(spec: Spec, case_id: str) -> float:
+    """How much host work a gpu.smem_map case is, relative (for cutting and ordering jobs)."""
+    def make() -> dict[str, float]:
+        out = {}
+        for planned in P.discovery_plan(spec):
+            probe, operand, swizzle = planned.args
+            v = probe.variant
+            out[planned.id] = (coding(spec, probe, operand, swizzle).launches * v.m * v.n
+                               / 4096 * WEIGHT_PER_LAUNCH_TILE)
+        return out
+
+    return float(spec.memo(("discovery.weights",), make).get(case_id, 1.0))
+
+
 def _smem_map(key: str, p: P.Probe, operand: str, swizzle: str) -> GpuBody:
     def body(sess: Session) -> Outcome:
         spec, v = sess.spec, p.variant
         a_lay, b_lay = layouts(spec, v, p.major, swizzle)
-        coded = a_lay if operand == "A" else b_lay
+        c = coding(spec, p, operand, swizzle)
+        coded, bits, offs, region, plan_, step, shifts = (c.coded, c.bits, c.offs, c.region,
+                                                          c.plan, c.step, c.shifts)
         dtype = coded.dtype
-        bits = I.element_bits(spec, dtype)
-        offs = I.offsets(spec, coded)
-        region = round_up(I.footprint_bytes(offs, bits), REGION_ALIGN_BYTES) + GUARD_BYTES
-        count = region * I.BITS_PER_BYTE // bits
-        plan_ = I.digit_plan(spec, dtype, count, v.dtype)
-        step = v.n if operand == "A" else v.m  # k values one launch reveals
-        shifts = -(-v.k // step)
         launches = []
         for s in range(shifts):
             if operand == "A":
