@@ -9,12 +9,15 @@ the import names: `ptxconf/` (the repo's `ptxconf/`), `ptxconf/oracle` (`oracle/
 run. The tests there import the mutated copy (mutmut's `mutants/` comes first on sys.path,
 ahead of the editable install's finder).
 
-    python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep]
+    python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep] [--merge]
                                           [--summary PATH] [--no-run] [MUTANT_GLOB ...]
 
 Writes a summary (per module: mutants, killed, survived, timeout, score; each survivor with its
 diff on one line) to reports/mutation/summary.json. The staging tree is `.mutmut-stage/`
 (ignored); it is built anew each run unless `--keep` (then mutmut reuses its earlier results).
+`--merge` keeps, from the summary already there, every module this staging tree has not run
+(listed under `carried`, with the date and commit of the summary it came from), so a run of new
+modules alone does not drop the others' results.
 """
 
 from __future__ import annotations
@@ -165,7 +168,7 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
     that survived either run, with its diff, its status in the last run and how it was handled."""
     out = []
     order = ["oracle/descriptor.py", "oracle/algebra/swizzle.py", "oracle/canonical.py", "oracle/banks.py",
-             "oracle/domain.py"]
+             "oracle/domain.py", "oracle/verdicts.py", "oracle/wmma.py", "oracle/fragments.py"]
     for path, mod in sorted(summary["modules"].items(),
                             key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
         before = first.get("modules", {}).get(path)
@@ -201,6 +204,22 @@ def write_readme_tables(summary: dict) -> None:
     README.write_text(f"{head}{BEGIN}\n{render(summary, first, triage)}\n{END}{tail}")
 
 
+def merge_carried(summary: dict, previous: dict) -> dict:
+    """`summary` with every module of `previous` it lacks (not run in this staging tree) carried
+    over unchanged, each named under `carried` with the run it came from."""
+    carried = {}
+    for path, mod in previous.get("modules", {}).items():
+        if path in summary["modules"]:
+            continue
+        summary["modules"][path] = mod
+        carried[path] = previous.get("carried", {}).get(path) or {
+            "date": previous.get("date"), "commit": previous.get("commit"),
+            "command": previous.get("command")}
+    if carried:
+        summary["carried"] = carried
+    return summary
+
+
 def _mutant_sort_key(key: str) -> tuple[str, int]:
     stem, _, n = key.rpartition("__mutmut_")
     return stem, int(n) if n.isdigit() else 0
@@ -222,6 +241,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--keep", action="store_true", help="reuse the staging tree's earlier mutmut results")
     ap.add_argument("--no-run", action="store_true", help="only write the summary of the last run")
     ap.add_argument("--summary", type=Path, default=SUMMARY)
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the modules of the summary already there that this staging tree has not run")
     ap.add_argument("--note", default="", help="a line stored in the summary (how the runs were made)")
     ap.add_argument("--markdown", action="store_true",
                     help="rewrite the tables of reports/mutation/README.md from the summary")
@@ -239,6 +260,8 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(STAGE)
     shown = [a for i, a in enumerate(argv) if a != "--note" and (i == 0 or argv[i - 1] != "--note")]
     summary = summarize(shown, args.source, args.note)
+    if args.merge and args.summary.exists():
+        summary = merge_carried(summary, json.loads(args.summary.read_text()))
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(json.dumps(summary, indent=1) + "\n")
     for path, mod in summary["modules"].items():
