@@ -155,7 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="processes proving the Z3 claims (default: every core but one, at "
                          "most 4; 0: in the run's own process)")
     ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
-                    help="probe workers (processes) per GPU (default: half the cores, at most 8)")
+                    help="probe workers (processes) per GPU (default: every core but four, shared over "
+                         "the GPUs, at most 16 a GPU)")
     ck.add_argument("--resume", type=_path, metavar="RUN_DIR",
                     help="finish an interrupted run: keep its completed results, run the rest, "
                          "write the whole set there")
