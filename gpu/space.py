@@ -11,12 +11,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from ptxconf.oracle.fragments import valid_n_for
 from ptxconf.oracle.spec import Spec
 
 from .variants import WgmmaVariant, WmmaVariant, instruction_types, wgmma_families, wmma_probe_variants
+
+T = TypeVar("T")
 
 #: Where a wmma probe's matrix lives.
 WMMA_MEMORIES = ("global", "shared")
@@ -70,16 +74,23 @@ def modules(variants: tuple[WgmmaVariant, ...], per: int = KERNELS_PER_MODULE
         return []
     weights = [compile_weight(v) for v in variants]
     fewest = -(-len(variants) // per)
-    budget = max(sum(weights) / fewest * MODULE_COST_SLACK, max(weights))
-    out: list[list[WgmmaVariant]] = [[]]
-    cost = 0
-    for v, w in zip(variants, weights, strict=True):
-        if out[-1] and (len(out[-1]) == per or cost + w > budget):
+    return bounded_runs(variants, weights, per,
+                        max(sum(weights) / fewest * MODULE_COST_SLACK, max(weights)))
+
+
+def bounded_runs(items: Sequence[T], costs: Sequence[float], most: int, budget: float
+                 ) -> list[tuple[T, ...]]:
+    """Items cut into runs of consecutive items, each closed at `most` items or before its
+    summed cost would pass `budget` (an item costing more than the budget is a run alone)."""
+    out: list[list[T]] = []
+    total = 0.0
+    for item, c in zip(items, costs, strict=True):
+        if not out or len(out[-1]) == most or total + c > budget:
             out.append([])
-            cost = 0
-        out[-1].append(v)
-        cost += w
-    return [tuple(m) for m in out]
+            total = 0.0
+        out[-1].append(item)
+        total += c
+    return [tuple(run) for run in out]
 
 
 @dataclass(frozen=True)
@@ -106,6 +117,7 @@ def counts(spec: Spec) -> dict[str, int]:
             "wmma probes (x global/shared)": len(wm) * len(WMMA_MEMORIES)}
 
 
-__all__ = ["KERNELS_PER_MODULE", "MODULE_COST_SLACK", "WMMA_MEMORIES", "WmmaProbe", "compile_weight", "counts",
+__all__ = ["KERNELS_PER_MODULE", "MODULE_COST_SLACK", "WMMA_MEMORIES", "WmmaProbe", "bounded_runs",
+           "compile_weight", "counts",
            "modules",
            "operand_majors", "wgmma_variants", "wmma_probes"]

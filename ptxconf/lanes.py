@@ -93,18 +93,11 @@ def chunks(ids: Sequence[str], costs: Sequence[float]) -> list[tuple[str, ...]]:
     """Runs of consecutive ids, each closed at CHUNK ids or before its cost would pass CHUNK
     times the median cost (so that a few heavy cases, the 1-bit maps of a 256 x 256 tile, are
     jobs of their own instead of one long job that ends the run late)."""
+    from ptxconf.gpu.space import bounded_runs
+
     if not ids:
         return []
-    cap = CHUNK * sorted(costs)[len(costs) // 2]
-    out: list[list[str]] = [[]]
-    total = 0.0
-    for i, c in zip(ids, costs, strict=True):
-        if out[-1] and (len(out[-1]) == CHUNK or total + c > cap):
-            out.append([])
-            total = 0.0
-        out[-1].append(i)
-        total += c
-    return [tuple(g) for g in out]
+    return bounded_runs(ids, costs, CHUNK, CHUNK * sorted(costs)[len(costs) // 2])
 
 
 def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],

@@ -52,10 +52,12 @@ def _failed_raw(sess: Session, outcome: Outcome, **arrays: np.ndarray) -> Outcom
 
 @dataclass(frozen=True)
 class Coding:
-    """How a smem_map probe index-codes one operand: its layout, the region coded (bytes), the
-    digits of each slot index, and the k values one launch reveals (`step`, in `shifts`
-    launches per digit)."""
+    """How a smem_map probe index-codes one operand: both operands' layouts and the one coded,
+    the region coded (bytes), the digits of each slot index, and the k values one launch
+    reveals (`step`, in `shifts` launches per digit)."""
 
+    a_lay: I.OperandLayout
+    b_lay: I.OperandLayout
     coded: I.OperandLayout
     bits: int
     offs: np.ndarray
@@ -80,8 +82,8 @@ def coding(spec: Spec, p: P.Probe, operand: str, swizzle: str) -> Coding:
     region = round_up(I.footprint_bytes(offs, bits), REGION_ALIGN_BYTES) + GUARD_BYTES
     count = region * I.BITS_PER_BYTE // bits
     step = v.n if operand == "A" else v.m  # k values one launch reveals
-    return Coding(coded, bits, offs, region, I.digit_plan(spec, coded.dtype, count, v.dtype),
-                  step, -(-v.k // step))
+    return Coding(a_lay, b_lay, coded, bits, offs, region,
+                  I.digit_plan(spec, coded.dtype, count, v.dtype), step, -(-v.k // step))
 
 
 #: A smem_map case's host work in the units of `sweep.module_weight` (about 1e4 a second of
@@ -107,10 +109,9 @@ def case_weight(spec: Spec, case_id: str) -> float:
 def _smem_map(key: str, p: P.Probe, operand: str, swizzle: str) -> GpuBody:
     def body(sess: Session) -> Outcome:
         spec, v = sess.spec, p.variant
-        a_lay, b_lay = layouts(spec, v, p.major, swizzle)
         c = coding(spec, p, operand, swizzle)
-        coded, bits, offs, region, plan_, step, shifts = (c.coded, c.bits, c.offs, c.region,
-                                                          c.plan, c.step, c.shifts)
+        a_lay, b_lay, coded, bits, offs = c.a_lay, c.b_lay, c.coded, c.bits, c.offs
+        region, plan_, step, shifts = c.region, c.plan, c.step, c.shifts
         dtype = coded.dtype
         launches = []
         for s in range(shifts):

@@ -93,8 +93,9 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
     ``closers`` (the caller closes it when the run ends or is interrupted)."""
     store = ProofCache(spec) if cache else None
     claims = list(all_claims(spec))
-    todo = [c.id for c in claims if workers > 0 and (wanted is None or wanted(c.id))
-            and (store is None or store.get(c.id, c.statement, timeout_s) is None)]
+    todo = [c.id for c in claims if (wanted is None or wanted(c.id))
+            and (store is None or store.get(c.id, c.statement, timeout_s) is None)
+            ] if workers > 0 else []
     pool = None
     if len(todo) > 1:
         pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))

@@ -98,8 +98,8 @@ class ProofPool:
 
     @classmethod
     def start(cls, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> ProofPool:
-        """Start `workers` processes and hand them every claim of `ids` (heaviest kinds first
-        does not matter: claims are small and many, so the pool balances itself)."""
+        """Start `workers` processes and hand them every claim of `ids`, in that order (the
+        claims are many and small, so the pool balances itself)."""
         pool = context().Pool(workers, initializer=_init,
                               initargs=(str(Path(spec.root)), timeout_s, os.getpid()))
         self = cls(pool, {}, timeout_s)
