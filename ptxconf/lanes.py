@@ -232,7 +232,8 @@ def close_lane() -> None:
         ctx.close()
 
 
-def warm_up(spec_root: str, setup: LaneSetup) -> tuple[str | None, int, dict[str, Any]]:
+def warm_up(spec_root: str, setup: LaneSetup, device: int = 0
+            ) -> tuple[str | None, int, dict[str, Any]]:
     """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA); say
     whether the device runs sm_90a probes, how many GPUs there are, and when (seconds since
     the epoch) each step of the warm-up ended: the lane process up, the spec loaded, the probe
@@ -240,7 +241,7 @@ def warm_up(spec_root: str, setup: LaneSetup) -> tuple[str | None, int, dict[str
     from ptxconf.gpu.session import device_answer, open_session
 
     when = {"pid": os.getpid(), "lane_up": time.time()}
-    spec, ctx = _enter(spec_root, setup, 0)
+    spec, ctx = _enter(spec_root, setup, device)
     when["spec_loaded"] = time.time()
     sess = open_session(spec, ctx)
     sess.runner.start()  # the worker says it is ready, then starts CUDA (`device.warm`)
@@ -273,16 +274,26 @@ def lane_context() -> Any:
 
 class LanePool:
     """The lanes' processes, started at once, each warming up (its probe worker and CUDA) while
-    the caller builds kernels and plans jobs; `device()` is the first lane's answer."""
+    the caller builds kernels and plans jobs; `device()` is the first lane's answer. Over
+    several GPUs the lanes are split into one pool a GPU, so that a lane only ever serves one
+    GPU (one probe worker, one CUDA start) and a job goes to its GPU's pool (`for_job`)."""
 
     def __init__(self, spec: Spec, lanes: int, kernel_folder: str,
-                 proof_cache: bool = True) -> None:
+                 proof_cache: bool = True, gpus: int = 1) -> None:
         self.started = time.time()
         self.spec = spec
         self.setup = lane_setup(kernel_folder, proof_cache)
-        self.pool = ProcessPoolExecutor(max_workers=max(1, lanes), mp_context=lane_context())
-        self.warm = [self.pool.submit(warm_up, str(spec.root), self.setup)
-                     for _ in range(max(1, lanes))]
+        gpus = max(1, gpus)
+        per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
+        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=lane_context()) for n in per]
+        self.warm = [pool.submit(warm_up, str(spec.root), self.setup, g)
+                     for g, (pool, n) in enumerate(zip(self.pools, per, strict=True))
+                     for _ in range(n)]
+        self.lanes_of = per
+
+    def for_job(self, job: Job) -> ProcessPoolExecutor:
+        """The pool of the job's GPU."""
+        return self.pools[job.device % len(self.pools)]
 
     def device(self) -> tuple[str | None, int]:
         """(why the GPU cannot run the probes or None, visible GPUs), from the first lane up."""
@@ -308,12 +319,14 @@ class LanePool:
         at once. block=False returns now and lets them end while the caller goes on (writing
         the report); the interpreter waits for them at exit."""
         try:
-            ends = [self.pool.submit(close_lane) for _ in self.warm]
+            ends = [pool.submit(close_lane) for pool, n in zip(self.pools, self.lanes_of,
+                                                                strict=True) for _ in range(n)]
         except RuntimeError:  # already shut down (an interrupted run): nothing more to ask
             ends = []
         if block:
             wait(ends, timeout=30)
-        self.pool.shutdown(wait=block, cancel_futures=block)
+        for pool in self.pools:
+            pool.shutdown(wait=block, cancel_futures=block)
 
 
 
@@ -338,7 +351,7 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
         lp, owned = LanePool(spec, min(lanes, len(jobs) or 1), kernel_folder), True
     t0 = lp.started
     futures: dict[Future[tuple[list[Result], dict[str, Any]]], int] = {
-        lp.pool.submit(run_timed_job, str(spec.root), job, lp.setup, built): n
+        lp.for_job(job).submit(run_timed_job, str(spec.root), job, lp.setup, built): n
         for n, job in enumerate(jobs)}
     if on_dispatched is not None:
         on_dispatched()
@@ -358,7 +371,8 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
                 for r in done[n]:
                     on_result(r)
     except BaseException:
-        lp.pool.shutdown(wait=False, cancel_futures=True)
+        for pool in lp.pools:
+            pool.shutdown(wait=False, cancel_futures=True)
         raise
     if owned:
         lp.close()

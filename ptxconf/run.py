@@ -128,13 +128,24 @@ def _beside(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunC
     return [r for out in outs for r in out]
 
 
-def _lanes_asked(opts: RunOptions) -> int:
-    """How many lanes the options ask for, before any GPU is asked anything: --workers-per-gpu
-    (default: every core but a few) times the GPUs asked for (one for 'all' until counted)."""
+def _gpus_asked(opts: RunOptions) -> int:
+    """How many GPUs the run spreads over: one by default; for --gpus N or all, as many of
+    those the driver counts (asked directly, no context made; a lane's probe worker is pinned
+    to its GPU and sees only that one)."""
+    if opts.gpus == "1" or opts.gpu == "off":
+        return 1
+    from ptxconf.gpu.session import gpu_count
+
+    count = max(1, gpu_count())
+    return count if opts.gpus == "all" else min(int(opts.gpus), count)
+
+
+def _lanes_asked(opts: RunOptions, gpus: int) -> int:
+    """How many lanes the options ask for: --workers-per-gpu (default: every core but a few,
+    shared over the GPUs) times the GPUs."""
     from ptxconf.lanes import auto_workers
 
-    asked = int(opts.gpus) if opts.gpus.isdigit() else 1
-    return asked * (opts.workers_per_gpu or auto_workers(asked))
+    return gpus * (opts.workers_per_gpu or auto_workers(gpus))
 
 
 def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
@@ -148,7 +159,8 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     where no lanes run, and as soon as kernels must be compiled): the CPU providers wait for
     it, so that until then this thread and the pool's own thread have the interpreter to
     themselves."""
-    lanes = _lanes_asked(opts)
+    gpus = _gpus_asked(opts)
+    lanes = _lanes_asked(opts, gpus)
     if (opts.gpu == "off" or not provs or lanes <= 1
             or importlib.util.find_spec("cupy") is None):
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
@@ -163,14 +175,14 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     from ptxconf.gpu.kcache import folder_for
 
     folder = folder_for(opts.kernel_cache)
-    pool = L.LanePool(spec, lanes, str(folder), opts.proof_cache)
+    pool = L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus)
     try:
         # compiling leaves this interpreter free: the CPU providers need not wait
         built = L.build_kernels(spec, folder,
                                 lambda _: dispatched.set())
         groups = L.job_groups(spec, provs,
                               lambda i: i not in opts.done and _selected_id(i, opts.only))
-        problem, count = pool.device()
+        problem, _ = pool.device()
         if problem is not None:
             pool.close()
             dispatched.set()
@@ -178,7 +190,6 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         checked_s = round(time.perf_counter() - entered, 2)
         if built is not None:
             opts.extra["kernels"] = kernel_note(*built)
-        gpus = max(1, count if opts.gpus == "all" else min(int(opts.gpus), count))
         kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
         for r in kept:
             emit(r)
