@@ -5,6 +5,9 @@ its source, options, compiler and driver, so that a warm rerun compiles nothing.
     built["wgmma:00"].path      # the cubin, loaded by the probe worker (CuPy RawModule(path=))
     built["wgmma:00"].cached    # True: taken from the cache, nothing compiled
 
+`Builder` is the same, module by module as each lands (a run starts each module's cases as
+soon as it is built, while the others compile).
+
 The folder is `$PTXCONF_KERNEL_CACHE`, else `~/.cache/ptxconf/kernels`; `--no-cache` (a fresh
 folder per run) compiles everything. Needs cuda-bindings and NVRTC (pip install
 'ptxconf[compile]'); no GPU.
@@ -17,8 +20,8 @@ import hashlib
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,36 +96,92 @@ def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tup
     return res.ok, res.seconds, res.log
 
 
+class Builder:
+    """Modules being built: those in the cache at once, the rest compiled in parallel worker
+    processes in the order given, so that the caller can use each module as it lands
+    (`collect`) or wait for them all (`result`).
+
+        b = Builder(mods, folder=folder)
+        while b.pending:
+            done, _ = wait(b.pending, return_when=FIRST_COMPLETED)
+            for built in b.collect(done): ...
+    """
+
+    def __init__(self, mods: Sequence[Module], *, jobs: int | None = None,
+                 folder: Path | None = None,
+                 on_compile: Callable[[int], None] | None = None) -> None:
+        self._start = time.perf_counter()
+        #: Wall-clock seconds from the start to the last module recorded.
+        self.seconds = 0.0
+        self.names = [m.name for m in mods]
+        self.built: dict[str, Built] = {}
+        self.compiled_now = 0
+        self._futures: dict[Future[tuple[bool, float, str]], tuple[Module, Path]] = {}
+        self._pool: ProcessPoolExecutor | None = None
+        folder = folder or cache_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        todo: list[tuple[Module, Path]] = []
+        for m in mods:
+            path = folder / f"{module_key(m)}.cubin"
+            if path.is_file():
+                self.built[m.name] = Built(m.name, True, str(path), True, 0.0)
+            else:
+                todo.append((m, path))
+        if todo and on_compile is not None:
+            on_compile(len(todo))
+        workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
+        if todo and workers == 1:
+            for m, path in todo:
+                self._record(m, path, _compile(m.source, m.options, m.name, str(path)))
+        elif todo:
+            self._pool = ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"))
+            self._futures = {self._pool.submit(_compile, m.source, m.options, m.name, str(p)): (m, p)
+                             for m, p in todo}
+        self.seconds = time.perf_counter() - self._start
+
+    def _record(self, m: Module, path: Path, res: tuple[bool, float, str]) -> Built:
+        ok, seconds, log = res
+        self.built[m.name] = Built(m.name, ok, str(path) if ok else None, False, seconds, log)
+        self.compiled_now += 1
+        self.seconds = time.perf_counter() - self._start
+        return self.built[m.name]
+
+    @property
+    def pending(self) -> set[Future[tuple[bool, float, str]]]:
+        """The compiles not yet collected."""
+        return set(self._futures)
+
+    def collect(self, finished: Iterable[Future[tuple[bool, float, str]]]) -> list[Built]:
+        """These finished compiles, recorded (a compile that raised raises here)."""
+        out = []
+        for fut in finished:
+            m, path = self._futures.pop(fut)
+            out.append(self._record(m, path, fut.result()))
+        if not self._futures:
+            self.close()
+        return out
+
+    def result(self) -> dict[str, Built]:
+        """Every module, in the order given, once all are built."""
+        if self._futures:
+            self.collect(list(self._futures))
+        return {n: self.built[n] for n in self.names}
+
+    def close(self) -> None:
+        """End the compile workers (what was not compiled yet is dropped)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
 def build_all(mods: Sequence[Module], *, jobs: int | None = None,
               folder: Path | None = None,
               on_compile: Callable[[int], None] | None = None) -> dict[str, Built]:
     """Every module's cubin: from the cache, or compiled (in parallel, largest first);
     `on_compile(count)` just before compiling the modules the cache lacks."""
-    folder = folder or cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
-    out: dict[str, Built] = {}
-    todo: list[tuple[Module, Path]] = []
-    for m in mods:
-        path = folder / f"{module_key(m)}.cubin"
-        if path.is_file():
-            out[m.name] = Built(m.name, True, str(path), True, 0.0)
-        else:
-            todo.append((m, path))
-    if not todo:
-        return out
-    if on_compile is not None:
-        on_compile(len(todo))
-    todo.sort(key=lambda mp_: -len(mp_[0].source))
-    workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
-    if workers == 1:
-        results = [_compile(m.source, m.options, m.name, str(p)) for m, p in todo]
-    else:
-        with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            futures = [pool.submit(_compile, m.source, m.options, m.name, str(p)) for m, p in todo]
-            results = [f.result() for f in futures]
-    for (m, path), (ok, seconds, log) in zip(todo, results, strict=True):
-        out[m.name] = Built(m.name, ok, str(path) if ok else None, False, seconds, log)
-    return {m.name: out[m.name] for m in mods}
+    order = sorted(mods, key=lambda m: -len(m.source))
+    built = Builder(order, jobs=jobs, folder=folder, on_compile=on_compile).result()
+    return {m.name: built[m.name] for m in mods}
 
 
 def timed_build_all(mods: Sequence[Module], *, jobs: int | None = None,
@@ -135,5 +194,5 @@ def timed_build_all(mods: Sequence[Module], *, jobs: int | None = None,
     return built, time.perf_counter() - start
 
 
-__all__ = ["CACHE_ENV", "Built", "Module", "build_all", "cache_dir", "driver_version", "folder_for",
+__all__ = ["CACHE_ENV", "Built", "Builder", "Module", "build_all", "cache_dir", "driver_version", "folder_for",
            "module_key", "timed_build_all"]

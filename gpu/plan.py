@@ -146,6 +146,35 @@ class Planned:
         return f"{self.check}[{self.key}]"
 
 
+#: Checks whose kernels are not in the plan's compile batches: the device itself, and the
+#: SM70 mma.sync atoms (compiled in the probe worker, `ptxconf.gpu.mma_sync`).
+_NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC)
+
+
+def modules_of(spec: Spec, planned: Planned) -> frozenset[str] | None:
+    """The compile batches a planned case's kernels live in, read from its args (variants,
+    probes, and the lists and tuples that hold them; `gpu.compile[<batch>]` names its own);
+    None where its args name no kernel of the plan (then it may need any batch)."""
+    if planned.check in _NO_BATCH_CHECKS:
+        return frozenset()
+    if planned.check == CHECK_COMPILE:
+        return frozenset(planned.args[:1])
+    batch_of = spec.memo(("plan.batch_of",), lambda: plan(spec).batch_of())
+    found: set[str] = set()
+    todo: list[Any] = list(planned.args)
+    while todo:
+        x = todo.pop()
+        if isinstance(x, Probe):
+            x = x.variant
+        if isinstance(x, WgmmaVariant | WmmaVariant):
+            if x not in batch_of:
+                return None
+            found.add(batch_of[x])
+        elif isinstance(x, tuple | list):
+            todo += x
+    return frozenset(found) if found else None
+
+
 def _f16_row(spec: Spec) -> InstructionType:
     """The f16-operand, f32-accumulator row: the form the address and hypothesis probes use."""
     return next(r for r in spec.of(InstructionType) if (r.dtype, r.atype) == ("f32", "f16"))
@@ -294,6 +323,6 @@ def may_fault_ids(spec: Spec) -> frozenset[str]:
 
 __all__ = ["Plan", "Planned", "Probe", "address_plan", "base_offset_field", "base_offset_rule",
            "device_plan", "discovery_plan", "hypothesis_plan",
-           "hypothesis_probes", "make_probe", "majors", "may_fault_ids", "n_values", "plan",
+           "hypothesis_probes", "make_probe", "majors", "may_fault_ids", "modules_of", "n_values", "plan",
            "swizzled_modes",
            "wmma_key", "wmma_plan"]

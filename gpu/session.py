@@ -30,7 +30,7 @@ from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.spec import Spec
 from ptxconf.providers import RunContext
 
-from .plan import WMMA_BATCH, Plan, plan
+from .plan import WMMA_BATCH, Plan, modules_of, plan
 from .probes import REGION_ALIGN_BYTES
 from .variants import WgmmaVariant
 
@@ -302,13 +302,46 @@ def gpu_case(spec: Spec, ctx: RunContext, provider: str, check: str, key: str,
     return case(check, key, run, provider, device)
 
 
+#: A family's kernels run beyond its cases' args: case key -> variants.
+RunsAlso = Callable[[Spec], dict[str, list[Any]]]
+#: Each planned family's plan and the kernels its bodies run beyond their args, by provider
+#: name (filled as the family modules are imported).
+PLANS: dict[str, tuple[Callable[[Spec], Sequence[Any]], RunsAlso | None]] = {}
+
+
+def case_modules(spec: Spec, provider: str) -> dict[str, frozenset[str] | None]:
+    """Case id -> the compile batches its kernels live in (`plan.modules_of`, with the batches
+    of the variants its family runs beyond its cases' args), for a planned family; empty for a
+    family with no plan here (its cases may need any batch)."""
+    if provider not in PLANS:
+        return {}
+    plan_of, also = PLANS[provider]
+
+    def make() -> dict[str, frozenset[str] | None]:
+        extra = also(spec) if also is not None else {}
+        batch_of = plan(spec).batch_of()
+        out = {}
+        for p in plan_of(spec):
+            found = modules_of(spec, p)
+            more = [batch_of.get(v) for v in extra.get(p.key, ())]
+            out[p.id] = (None if found is None or None in more
+                         else found | {b for b in more if b is not None})
+        return out
+
+    return spec.memo(("session.case_modules", provider), make)
+
+
 def planned_family(provider: str, plan_of: Callable[[Spec], Sequence[Any]],
-                   body_of: Callable[[Any], GpuBody]) -> tuple[
+                   body_of: Callable[[Any], GpuBody],
+                   runs_also: RunsAlso | None = None) -> tuple[
                        Callable[[Spec], Iterator[tuple[str, str]]],
                        Callable[[Spec, RunContext], Iterator[Case]]]:
     """A family's `case_keys(spec)` and `cases(spec, ctx)` from its plan (`Planned` items, from
     the spec alone) and the body each planned case runs: the pair every family module
-    exposes to the provider registry."""
+    exposes to the provider registry. `runs_also(spec)`: case key -> the variants its body may
+    run that its args do not name (so that `case_modules` knows which kernels a case needs)."""
+    PLANS[provider] = (plan_of, runs_also)
+
     def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
         for p in plan_of(spec):
             yield p.check, p.key

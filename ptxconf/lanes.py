@@ -5,8 +5,10 @@ A lane is a process of a `concurrent.futures.ProcessPoolExecutor` with its own G
 what shares work together: the device provider's cases (the device and every module's
 all-ones test) are one job; each compiled module's variant cases are one job (one worker call
 runs the module); the other families go in chunks of `CHUNK` cases. Job i runs on GPU
-i mod N. Before the lanes start, the main process builds every kernel module into the kernel
-cache (`ptxconf.gpu.kcache`, all cores), so that no lane compiles.
+i mod N. The main process builds every kernel module into the kernel cache (`ptxconf.gpu.kcache`,
+all cores) while the lanes run: a job is handed out as soon as the modules its cases need
+(`job_needs`) are built, and the modules compile in the order the jobs need them
+(`build_order`), so that no lane compiles and the lanes do not wait for the whole build.
 
 Lanes are forked from a fork server that has imported ptxconf (`lane_context`), and take the
 run's PTXCONF_* and CUDA_* variables with every call (`lane_setup`). Until every job is handed
@@ -206,8 +208,8 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
     if built and SESSION_RESOURCE not in ctx.shared:
         open_session(spec, ctx)
     sess = ctx.shared.get(SESSION_RESOURCE)
-    if built and sess is not None and sess.built is None:
-        sess.built = dict(built)
+    if built and sess is not None:  # the modules built so far (at least this job's)
+        sess.built = {**(sess.built or {}), **built}
     listed = (job.device, job.provider)
     if listed not in _CASES:
         _CASES[listed] = {c.id: c for c in provider(job.provider).load(spec, ctx)}
@@ -336,30 +338,105 @@ def lost(job: Job, why: str) -> list[Result]:
                    code="gpu_fault", provider=job.provider) for i in job.ids]
 
 
+def job_needs(spec: Spec, jobs: Sequence[Job]) -> list[frozenset[str] | None]:
+    """The compile batches each job's cases need (`ptxconf.gpu.session.case_modules`); None
+    where a case's needs are not known (the job then waits for every batch)."""
+    from ptxconf.gpu.session import case_modules
+
+    out: list[frozenset[str] | None] = []
+    for job in jobs:
+        known = case_modules(spec, job.provider)
+        each = [known.get(i) for i in job.ids]
+        out.append(None if any(n is None for n in each)
+                   else frozenset().union(*(n for n in each if n is not None)))
+    return out
+
+
+def build_order(mods: Sequence[Any], needs: Sequence[frozenset[str] | None]) -> list[Any]:
+    """The modules in the order to compile them: those of the jobs in run order first (the
+    longest jobs start as soon as their kernels are built), then the rest, largest first."""
+    rank: dict[str, int] = {}
+    for need in needs:
+        for name in sorted(need or ()):
+            rank.setdefault(name, len(rank))
+    return sorted(mods, key=lambda m: (rank.get(m.name, len(rank)), -len(m.source)))
+
+
+def start_build(spec: Spec, folder: Path, needs: Sequence[frozenset[str] | None],
+                on_compile: Callable[[int], None] | None = None) -> Any:
+    """Start building every kernel module of the plan into `folder` with every core, in
+    `build_order`: a `kcache.Builder`, or None where the host has no NVRTC (the lanes'
+    workers then compile through CuPy); `on_compile(count)` before compiling what the cache
+    lacks."""
+    from ptxconf.gpu import build, kcache
+    from ptxconf.gpu.session import Session
+
+    if build.nvrtc_problem() is not None:
+        return None
+    mods = build_order(Session(spec, None).modules(), needs)
+    return kcache.Builder(mods, folder=folder, on_compile=on_compile)
+
+
 def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_folder: str,
               on_result: Callable[[Result], None],
               timeline: list[dict[str, Any]] | None = None,
-              built: dict[str, Any] | None = None,
-              on_dispatched: Callable[[], None] | None = None) -> list[Result]:
+              built: Any = None,
+              on_dispatched: Callable[[], None] | None = None,
+              needs: Sequence[frozenset[str] | None] | None = None) -> list[Result]:
     """Every job over the lanes (a LanePool, or a count of fresh processes); results in job
     order, each reported as it lands; when each job ran (seconds from the pool's start) into
-    `timeline`; `on_dispatched()` once every job is handed to the pool."""
+    `timeline`; `on_dispatched()` once every job is handed to the pool.
+
+    `built`: the kernel modules, as a dict of `kcache.Built` (all built), a `kcache.Builder`
+    still building (a job is handed out as soon as the modules it `needs` have landed, in job
+    order, so the lanes run while the rest compile), or None (the lanes compile themselves)."""
+    from ptxconf.gpu.kcache import Builder
+
     done: dict[int, list[Result]] = {}
     if isinstance(lanes, LanePool):
         lp, owned = lanes, False
     else:
         lp, owned = LanePool(spec, min(lanes, len(jobs) or 1), kernel_folder), True
     t0 = lp.started
-    futures: dict[Future[tuple[list[Result], dict[str, Any]]], int] = {
-        lp.for_job(job).submit(run_timed_job, str(spec.root), job, lp.setup, built): n
-        for n, job in enumerate(jobs)}
-    if on_dispatched is not None:
-        on_dispatched()
+    builder = built if isinstance(built, Builder) else None
+    have: dict[str, Any] | None = dict(builder.built) if builder is not None else built
+    needs = list(needs) if needs is not None else [None] * len(jobs)
+    waiting = list(range(len(jobs)))
+    futures: dict[Future[Any], int] = {}
+
+    def ready(n: int) -> bool:
+        if have is None or builder is None or not builder.pending:
+            return True
+        need = needs[n]
+        return need is not None and need <= have.keys()
+
+    def hand_out() -> None:
+        for n in [n for n in waiting if ready(n)]:
+            waiting.remove(n)
+            job = jobs[n]
+            # a copy: the pool pickles it later, in its own thread, while `have` grows
+            futures[lp.for_job(job).submit(run_timed_job, str(spec.root), job, lp.setup,
+                                           None if have is None else dict(have))] = n
+        if not waiting and on_dispatched is not None:
+            on_dispatched()
+
     try:
+        hand_out()
         pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in finished:
+        while pending or waiting:
+            building = builder.pending if builder is not None else set()
+            finished, _ = wait(pending | building, return_when=FIRST_COMPLETED)
+            if builder is not None and finished & building:
+                for b in builder.collect(finished & building):
+                    assert have is not None
+                    have[b.name] = b
+                    if timeline is not None:
+                        timeline.append({"provider": "kernel-build", "module": b.name, "cases": 0,
+                                         "pid": 0, "start": round(time.time() - t0, 2),
+                                         "end": round(time.time() - t0, 2)})
+                if waiting:
+                    hand_out()
+            for fut in finished & pending:
                 n = futures[fut]
                 try:
                     done[n], when = fut.result()
@@ -370,7 +447,10 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
                     done[n] = lost(jobs[n], f"{type(exc).__name__}: {exc}")
                 for r in done[n]:
                     on_result(r)
+            pending = {f for f in futures if futures[f] not in done}
     except BaseException:
+        if builder is not None:
+            builder.close()
         for pool in lp.pools:
             pool.shutdown(wait=False, cancel_futures=True)
         raise
@@ -379,20 +459,7 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
     return [r for n in range(len(jobs)) for r in done[n]]
 
 
-def build_kernels(spec: Spec, folder: Path,
-                  on_compile: Callable[[int], None] | None = None) -> Any:
-    """Every kernel module of the plan into `folder`, with every core: (built, seconds), or
-    None where the host has no NVRTC (the lanes' workers then compile through CuPy);
-    `on_compile(count)` before compiling what the cache lacks."""
-    from ptxconf.gpu import build, kcache
-    from ptxconf.gpu.session import Session
-
-    if build.nvrtc_problem() is not None:
-        return None
-    return kcache.timed_build_all(Session(spec, None).modules(), folder=folder,
-                                  on_compile=on_compile)
-
-
-__all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_kernels", "group_ids", "job_groups",
+__all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_order", "group_ids",
+           "job_groups", "job_needs", "start_build",
            "lost", "place", "plan_jobs",
            "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]

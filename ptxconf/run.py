@@ -154,11 +154,12 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     """The GPU providers' results: over lanes (ptxconf.lanes) where CuPy is here and more than
     one lane is asked for, else one after another in this process. The lanes start at once and
     warm up (a probe worker and CUDA each) while the first one checks the device and this
-    thread builds the kernels; where the device is not usable, the providers say why, as in
-    the one-after-another run. `dispatched` is set once the lanes have every job (at once
-    where no lanes run, and as soon as kernels must be compiled): the CPU providers wait for
-    it, so that until then this thread and the pool's own thread have the interpreter to
-    themselves."""
+    thread plans the jobs and starts the kernel build; each job goes to the lanes as soon as
+    its kernels are built (`ptxconf.lanes.run_lanes`). Where the device is not usable, the
+    providers say why, as in the one-after-another run. `dispatched` is set once the lanes
+    have every job (at once where no lanes run, and as soon as kernels must be compiled): the
+    CPU providers wait for it, so that until then this thread and the pool's own thread have
+    the interpreter to themselves."""
     gpus = _gpus_asked(opts)
     lanes = _lanes_asked(opts, gpus)
     if (opts.gpu == "off" or not provs or lanes <= 1
@@ -176,32 +177,36 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
 
     folder = folder_for(opts.kernel_cache)
     pool = L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus)
+    builder = None
     try:
-        # compiling leaves this interpreter free: the CPU providers need not wait
-        built = L.build_kernels(spec, folder,
-                                lambda _: dispatched.set())
         groups = L.job_groups(spec, provs,
                               lambda i: i not in opts.done and _selected_id(i, opts.only))
+        jobs = L.place(groups, gpus)
+        needs = L.job_needs(spec, jobs)
+        # compiling leaves this interpreter free: the CPU providers need not wait
+        builder = L.start_build(spec, folder, needs, lambda _: dispatched.set())
         problem, _ = pool.device()
         if problem is not None:
+            if builder is not None:
+                builder.close()
             pool.close()
             dispatched.set()
             return _sequential(provs, spec, opts, ctx, emit)
         checked_s = round(time.perf_counter() - entered, 2)
-        if built is not None:
-            opts.extra["kernels"] = kernel_note(*built)
         kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
         for r in kept:
             emit(r)
-        jobs = L.place(groups, gpus)
         timeline: list[dict[str, Any]] = []
         opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
-                               "device_and_kernels_s": checked_s, "timeline": timeline}
-        results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline,
-                              built[0] if built is not None else None,
-                              dispatched.set)
+                               "device_s": checked_s, "timeline": timeline}
+        results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline, builder,
+                              dispatched.set, needs)
+        if builder is not None:
+            opts.extra["kernels"] = kernel_note(builder.result(), builder.seconds)
         opts.extra["lanes"]["warm_up"] = pool.warm_up_times()
     finally:
+        if builder is not None:
+            builder.close()
         pool.close(block=False)  # the lanes end while the report is written
     order = {p.name: i for i, p in enumerate(provs)}
     return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))

@@ -46,14 +46,19 @@ PROVIDER = "gpu-hypotheses"
 # --- the proofs' distinguishing inputs -----------------------------------------------------------
 
 
+def _proof_row(spec: Spec, dtype: str, major: str) -> InstructionType | None:
+    """The instruction type row a proof's probe runs on: the first that reads `dtype` operands
+    in `major` (None: no instruction does)."""
+    rows = [r for r in spec.of(InstructionType) if r.atype == dtype or r.btype == dtype]
+    return next((r for r in rows if major in P.majors(spec, r)), None)
+
+
 def _proof_instruction(spec: Spec, pr: Any) -> tuple[P.Probe, str] | str:
     """The SS probe that reads the proof's coordinate in its operand, or why none can."""
     mn0, k0 = pr.coord
-    rows = [r for r in spec.of(InstructionType) if r.atype == pr.dtype or r.btype == pr.dtype]
-    rows = [r for r in rows if pr.major in P.majors(spec, r)]
-    if not rows:
+    row = _proof_row(spec, pr.dtype, pr.major)
+    if row is None:
         return f".{pr.dtype} operands cannot be {pr.major}-major in wgmma"
-    row = rows[0]
     if k0 >= row.k_elems:
         return f"k={k0} is past the instruction's K={row.k_elems}"
     isa = isa_facts(spec)
@@ -63,6 +68,24 @@ def _proof_instruction(spec: Spec, pr: Any) -> tuple[P.Probe, str] | str:
     if not wide or row.btype != pr.dtype:
         return f"mn={mn0} is past every N probed for {row.id}"
     return P.make_probe(isa, row, wide[0], major=pr.major), "B"
+
+
+def proof_variants(spec: Spec) -> dict[str, list[WgmmaVariant]]:
+    """Hypothesis -> every kernel `_proof_instruction` may pick for its proofs' probes (the
+    probe's coordinate is known only once proved, so each probed N of the row it runs on)."""
+    try:
+        from ptxconf.oracle.proofs.distinguish import searches
+    except ImportError:  # no solver here: the proofs' probes do not run
+        return {}
+    isa = isa_facts(spec)
+    out: dict[str, list[WgmmaVariant]] = {}
+    for hyp, canonical, dtype, _ in searches(spec):
+        row = _proof_row(spec, dtype, canonical.major)
+        if row is not None:
+            out.setdefault(hyp.name, []).extend(
+                P.make_probe(isa, row, n, major=canonical.major).variant
+                for n in P.n_values(spec, row))
+    return out
 
 
 def _run_proof_probe(sess: Session, pr: Any) -> tuple[str, dict[str, str] | str]:
@@ -252,4 +275,5 @@ _BODIES: dict[str, Callable[[Any], GpuBody]] = {
 
 
 #: The family's (check, key) pairs and its cases (`session.planned_family`).
-case_keys, cases = planned_family(PROVIDER, P.hypothesis_plan, lambda p: _BODIES[p.key](*p.args))
+case_keys, cases = planned_family(PROVIDER, P.hypothesis_plan, lambda p: _BODIES[p.key](*p.args),
+                                  proof_variants)

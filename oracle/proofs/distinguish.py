@@ -280,15 +280,22 @@ def _claim(spec: Spec, row: CanonicalLayout, dtype: str, hyp: hypotheses.Hypothe
                  f"{hyp.name} readings, or prove there is none", body, documented=False)
 
 
-def claims(spec: Spec) -> Iterator[Claim]:
-    """One search per hypothesis, canonical row (and element width where the unit matters)."""
+def searches(spec: Spec) -> Iterator[tuple[hypotheses.Hypothesis, CanonicalLayout, str, Search]]:
+    """(hypothesis, canonical row, element type, search): one per hypothesis and canonical row
+    (and element width where the unit matters)."""
     dtypes = wgmma_dtypes(spec)
     for row in spec.of(CanonicalLayout):
         for dtype in dtypes:
-            yield _claim(spec, row, dtype, hypotheses.SWIZZLE_UNIT, swizzle_unit)
-        yield _claim(spec, row, dtypes[0], hypotheses.BASE_OFFSET, base_offset)
+            yield hypotheses.SWIZZLE_UNIT, row, dtype, swizzle_unit
+        yield hypotheses.BASE_OFFSET, row, dtypes[0], base_offset
         if row.major == "MN" and row.swizzle != "none":
-            yield _claim(spec, row, dtypes[0], hypotheses.MN_LBO_SBO_ROLES, lbo_sbo_roles)
+            yield hypotheses.MN_LBO_SBO_ROLES, row, dtypes[0], lbo_sbo_roles
+
+
+def claims(spec: Spec) -> Iterator[Claim]:
+    """The claim of each search (`searches`)."""
+    for hyp, row, dtype, search in searches(spec):
+        yield _claim(spec, row, dtype, hyp, search)
 
 
 def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0,

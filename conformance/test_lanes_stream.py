@@ -1,0 +1,239 @@
+"""Kernels built while the lanes run (`ptxconf.lanes`, `ptxconf.gpu.kcache.Builder`), without a
+GPU: each case names the compile batches it needs (checked by running cases against the
+software model and recording which batches they load), the modules compile in the order the
+jobs need them, a job is handed to a lane only once its modules are built, and every job is
+handed out in the end. The Builder itself is checked with NVRTC on tiny modules."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+import pytest
+from emulator import SPEC as EMU_SPEC  # conformance/emulator.py
+from emulator import Emulator, emulated_context
+
+from ptxconf import lanes as L
+from ptxconf.cases import execute
+from ptxconf.gpu import kcache
+from ptxconf.gpu import plan as P
+from ptxconf.gpu import session
+from ptxconf.oracle.spec import default_spec
+from ptxconf.providers import REGISTRY
+from ptxconf.results import Result, Status
+
+SPEC = default_spec()
+GPU_PROVIDERS = [p for p in REGISTRY if p.gpu]
+PLAN = P.plan(EMU_SPEC)
+
+
+# --- what each case needs ------------------------------------------------------------------------
+
+
+class Recording(Emulator):
+    """The software model, noting every compile batch a case loads."""
+
+    def __init__(self) -> None:
+        super().__init__(EMU_SPEC)
+        self.batch_of = PLAN.batch_of()
+        self.loaded: set[str] = set()
+
+    def _prepare_wgmma(self, vs: list) -> int:
+        self.loaded |= {self.batch_of[v] for v in vs}
+        return len(vs)
+
+    _prepare_wmma = _prepare_wgmma
+
+
+def _provider(name: str) -> Any:
+    return next(p for p in GPU_PROVIDERS if p.name == name)
+
+
+def _needs_and_loads(prov_name: str, case_id: str) -> tuple[frozenset[str] | None, set[str], Result]:
+    """What the plan says a case needs, and what it loaded when run against the model."""
+    emu = Recording()
+    ctx = emulated_context(emu)
+    try:
+        case = next(c for c in _provider(prov_name).load(EMU_SPEC, ctx) if c.id == case_id)
+        result = execute(case)
+    finally:
+        ctx.close()
+    return session.case_modules(EMU_SPEC, prov_name).get(case_id), emu.loaded, result
+
+
+def _sample() -> list[tuple[str, str]]:
+    """(provider, case id) of every planned family: the five hypotheses (their proofs' probes
+    run kernels their args do not name), and the first and last case of each other family
+    (the device's first compile batch: its first case is the device itself)."""
+    out = []
+    for prov in GPU_PROVIDERS:
+        ids = [c.id for c in prov.case_ids(EMU_SPEC) or []]
+        if prov.name == "gpu-hypotheses":
+            out += [(prov.name, i) for i in ids]
+        elif prov.name not in ("gpu-mistakes", "gpu-mma_sync"):
+            out += [(prov.name, ids[1 if prov.name == "gpu-device" else 0]), (prov.name, ids[-1])]
+    return out
+
+
+@pytest.mark.parametrize(("prov_name", "case_id"), _sample())
+def test_a_case_loads_only_the_batches_its_plan_names(prov_name: str, case_id: str) -> None:
+    needs, loaded, result = _needs_and_loads(prov_name, case_id)
+    assert needs is not None, f"{case_id}: its family's plan names its kernels"
+    assert loaded, f"{case_id} ran no kernel: {result.status.value} {result.message}"
+    assert loaded <= needs, f"{case_id} loads {sorted(loaded - needs)} its plan does not name"
+    assert result.status in (Status.PASS, Status.SKIP), result.message
+
+
+def test_the_sm70_atoms_need_no_batch_and_the_unplanned_gallery_needs_every_one() -> None:
+    """mma.sync kernels are compiled in the probe worker (none of the plan's batches); the
+    mistakes gallery has no plan, so its jobs wait for every batch (None), never for none."""
+    atoms = [c.id for c in _provider("gpu-mma_sync").case_ids(SPEC) or []]
+    mistakes = [c.id for c in _provider("gpu-mistakes").case_ids(SPEC) or []]
+    assert atoms and mistakes
+    assert L.job_needs(SPEC, [L.Job("gpu-mma_sync", tuple(atoms), 0)]) == [frozenset()]
+    jobs = [L.Job("gpu-mistakes", (i,), 0) for i in mistakes]
+    assert L.job_needs(SPEC, jobs) == [None] * len(jobs)
+    mixed = L.Job("gpu-mma_sync", (atoms[0], "gpu.nothing[x]"), 0)
+    assert L.job_needs(SPEC, [mixed]) == [None], "an id the plan does not know needs every batch"
+
+
+def test_a_device_job_needs_only_the_batches_it_compiles() -> None:
+    keys = PLAN.keys
+    job = L.Job("gpu-device", tuple(f"{P.CHECK_COMPILE}[{k}]" for k in keys[:3]), 0)
+    assert L.job_needs(EMU_SPEC, [job]) == [frozenset(keys[:3])]
+
+
+# --- the order of the build ----------------------------------------------------------------------
+
+
+def test_the_build_follows_the_jobs_then_size() -> None:
+    mods = [kcache.Module(n, "x" * size, ()) for n, size in
+            (("a", 10), ("b", 30), ("c", 20), ("d", 40), ("e", 5))]
+    order = L.build_order(mods, [frozenset({"c"}), None, frozenset({"e", "c"}), frozenset({"a"})])
+    assert [m.name for m in order] == ["c", "e", "a", "d", "b"]
+
+
+# --- handing jobs out as modules land ------------------------------------------------------------
+
+
+class Pool:
+    """Stands in for a lane pool: records each job with the modules it was given, and answers
+    at once with a pass per case."""
+
+    def __init__(self) -> None:
+        self.handed: list[tuple[L.Job, frozenset[str]]] = []
+
+    def submit(self, _fn: Any, _root: str, job: L.Job, _setup: Any, built: Any) -> Future[Any]:
+        self.handed.append((job, frozenset(built or {})))
+        fut: Future[Any] = Future()
+        fut.set_result(([Result(i, "t", Status.PASS, "ok", provider=job.provider)
+                         for i in job.ids], {"provider": job.provider, "cases": len(job.ids),
+                                              "pid": 1, "start": 0.0, "end": 0.0}))
+        return fut
+
+    def shutdown(self, **_: Any) -> None:
+        pass
+
+
+class Lanes(L.LanePool):
+    def __init__(self) -> None:  # no processes
+        self.started = 0.0
+        self.setup = None
+        self.pool = Pool()
+        self.pools = [self.pool]  # type: ignore[list-item]
+        self.lanes_of = [1]
+
+
+class Landing(kcache.Builder):
+    """A build whose modules land one by one, `gap_s` apart, in the given order."""
+
+    def __init__(self, names: list[str], gap_s: float = 0.02) -> None:  # no compiles
+        self.names = names
+        self.built = {}
+        self.seconds = self._start = self.compiled_now = 0
+        self._pool = None
+        self._futures = {}
+        for n in names:
+            fut: Future[Any] = Future()
+            self._futures[fut] = (kcache.Module(n, "", ()), Path(f"/nowhere/{n}.cubin"))
+        futs = list(self._futures)
+
+        def land() -> None:
+            for fut in futs:
+                threading.Event().wait(gap_s)
+                fut.set_result((True, 0.0, ""))
+
+        threading.Thread(target=land, daemon=True).start()
+
+
+def test_each_job_waits_for_its_modules_and_every_job_is_handed_out() -> None:
+    jobs = [L.Job("p", ("j0",), 0), L.Job("p", ("j1",), 0), L.Job("p", ("j2",), 0),
+            L.Job("p", ("j3",), 0)]
+    needs: list[frozenset[str] | None] = [frozenset({"m2"}), frozenset({"m0"}), None,
+                                          frozenset({"m0", "m1"})]
+    lanes = Lanes()
+    dispatched: list[int] = []
+    got = L.run_lanes(SPEC, jobs, lanes, "", lambda r: None, None, Landing(["m0", "m1", "m2"]),
+                      lambda: dispatched.append(len(lanes.pool.handed)), needs)
+    assert [r.id for r in got] == ["j0", "j1", "j2", "j3"], "results in job order"
+    handed = lanes.pool.handed
+    assert sorted(j.ids[0] for j, _ in handed) == ["j0", "j1", "j2", "j3"]
+    for job, built in handed:
+        need = needs[jobs.index(job)]
+        assert (need or {"m0", "m1", "m2"}) <= built, f"{job.ids} handed out before its modules"
+    assert [j.ids[0] for j, _ in handed][:2] == ["j1", "j3"], "handed out as their modules land"
+    assert dispatched == [4], "dispatched once, when every job is out"
+
+
+def test_with_every_module_built_all_jobs_go_at_once() -> None:
+    jobs = [L.Job("p", (f"j{i}",), 0) for i in range(3)]
+    lanes = Lanes()
+    built = {"m0": kcache.Built("m0", True, "/x", True, 0.0)}
+    got = L.run_lanes(SPEC, jobs, lanes, "", lambda r: None, None, built, None,
+                      [frozenset({"m0"}), None, frozenset({"m0"})])
+    assert [j.ids[0] for j, _ in lanes.pool.handed] == ["j0", "j1", "j2"]
+    assert len(got) == 3
+
+
+# --- the Builder, on tiny modules (NVRTC, no GPU) --------------------------------------------
+
+
+def _nvrtc_or_skip() -> None:
+    from ptxconf.gpu import build
+
+    why = build.nvrtc_problem()
+    if why is not None:
+        pytest.skip(why)
+
+
+def _tiny(name: str, body: str = "") -> kcache.Module:
+    from ptxconf.gpu import build
+
+    src = f'extern "C" __global__ void k_{name}(int *p) {{ p[0] = {len(name)}; {body} }}\n'
+    return kcache.Module(name, src, build.arch_options())
+
+
+def test_the_builder_streams_caches_and_reports_a_broken_module(tmp_path: Path) -> None:
+    _nvrtc_or_skip()
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    mods = [_tiny("one"), _tiny("two"), _tiny("bad", "this is not C++;"), _tiny("four")]
+    b = kcache.Builder(mods, jobs=2, folder=tmp_path)
+    assert len(b.pending) == 4 and not b.built
+    landed = []
+    while b.pending:
+        done, _ = wait(b.pending, return_when=FIRST_COMPLETED)
+        landed += [x.name for x in b.collect(done)]
+    assert sorted(landed) == ["bad", "four", "one", "two"]
+    got = b.result()
+    assert list(got) == ["one", "two", "bad", "four"], "in the order given"
+    assert not got["bad"].ok and got["bad"].path is None and "error" in got["bad"].log.lower()
+    assert all(got[n].ok and Path(got[n].path or "").is_file() and not got[n].cached
+               for n in ("one", "two", "four"))
+    again = kcache.Builder(mods, jobs=2, folder=tmp_path)
+    assert {n for n, x in again.built.items() if x.cached} == {"one", "two", "four"}
+    got_again = again.result()
+    assert again.compiled_now == 1, "only the module that failed is compiled again"
+    assert got_again["one"].path == got["one"].path and not got_again["bad"].ok
