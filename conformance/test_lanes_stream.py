@@ -17,9 +17,8 @@ from emulator import Emulator, emulated_context
 
 from ptxconf import lanes as L
 from ptxconf.cases import execute
-from ptxconf.gpu import kcache
+from ptxconf.gpu import kcache, session
 from ptxconf.gpu import plan as P
-from ptxconf.gpu import session
 from ptxconf.oracle.spec import default_spec
 from ptxconf.providers import REGISTRY
 from ptxconf.results import Result, Status
