@@ -10,7 +10,8 @@ run. The tests there import the mutated copy (mutmut's `mutants/` comes first on
 ahead of the editable install's finder).
 
     python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep] [--merge]
-                                          [--summary PATH] [--no-run] [MUTANT_GLOB ...]
+                                          [--summary PATH] [--no-run] [--tests TEST ...]
+                                          [--] [MUTANT_GLOB ...]
 
 Writes a summary (per module: mutants, killed, survived, timeout, score; each survivor with its
 diff on one line) to reports/mutation/summary.json. The staging tree is `.mutmut-stage/`
@@ -66,7 +67,18 @@ def _from_head() -> dict[str, bytes]:
     return out
 
 
-def build_stage(source: str, keep: bool) -> None:
+def select_tests(pyproject: str, tests: list[str]) -> str:
+    """The staged pyproject's `[tool.mutmut]` with its test selection replaced by `tests` (a
+    module group's own fast tests: mutmut runs, for each mutant, every selected test that
+    reaches its function, so a wide selection makes every mutant slow)."""
+    key = "pytest_add_cli_args_test_selection = ["
+    start = pyproject.index(key)
+    end = pyproject.index("\n]\n", start) + 3
+    listed = "".join(f"    {json.dumps(t)},\n" for t in tests)
+    return pyproject[:start] + key + "\n" + listed + "]\n" + pyproject[end:]
+
+
+def build_stage(source: str, keep: bool, tests: list[str] | None = None) -> None:
     """Lay the repository out under its import names in STAGE (keeping STAGE/mutants if keep)."""
     if STAGE.exists() and not keep:
         shutil.rmtree(STAGE)
@@ -84,7 +96,9 @@ def build_stage(source: str, keep: bool) -> None:
                     target.write_bytes(data)
         else:
             shutil.copytree(ROOT / src, STAGE / dest, ignore=_ignore, dirs_exist_ok=True)
-    shutil.copy2(ROOT / "pyproject.toml", STAGE / "pyproject.toml")
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (STAGE / "pyproject.toml").write_text(select_tests(text, tests) if tests else text,
+                                          encoding="utf-8")
     shutil.copy2(Path(__file__).with_name("mutmut_profile.py"), STAGE / "mutmut_profile.py")
 
 
@@ -246,11 +260,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--note", default="", help="a line stored in the summary (how the runs were made)")
     ap.add_argument("--markdown", action="store_true",
                     help="rewrite the tables of reports/mutation/README.md from the summary")
+    ap.add_argument("--tests", nargs="+", metavar="TEST",
+                    help="run these tests (paths or node ids) instead of [tool.mutmut]'s selection")
     ap.add_argument("mutants", nargs="*", help="mutant names or globs (e.g. 'ptxconf.oracle.descriptor.*')")
     args = ap.parse_args(argv)
 
     if not args.no_run:
-        build_stage(args.source, args.keep)
+        build_stage(args.source, args.keep, args.tests)
         env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
         rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
                              *args.mutants], cwd=STAGE, env=env).returncode
