@@ -107,11 +107,30 @@ def test_a_device_job_needs_only_the_batches_it_compiles() -> None:
 # --- the order of the build ----------------------------------------------------------------------
 
 
+MODS = [kcache.Module(n, "x" * size, ()) for n, size in
+        (("a", 10), ("b", 30), ("c", 20), ("d", 40), ("e", 5))]
+
+
 def test_the_build_follows_the_jobs_then_size() -> None:
-    mods = [kcache.Module(n, "x" * size, ()) for n, size in
-            (("a", 10), ("b", 30), ("c", 20), ("d", 40), ("e", 5))]
-    order = L.build_order(mods, [frozenset({"c"}), None, frozenset({"e", "c"}), frozenset({"a"})])
+    order = L.build_order(MODS, [frozenset({"c"}), None, frozenset({"e", "c"}), frozenset({"a"})])
     assert [m.name for m in order] == ["c", "e", "a", "d", "b"]
+
+
+def test_a_narrowed_run_builds_only_what_its_jobs_need() -> None:
+    order = L.build_order(MODS, [frozenset({"d"}), frozenset({"a", "d"}), frozenset()])
+    assert [m.name for m in order] == ["d", "a"]
+    assert L.build_order(MODS, []) == sorted(MODS, key=lambda m: -len(m.source)), \
+        "no jobs: every module, largest first"
+
+
+def test_a_variant_selection_needs_only_its_module() -> None:
+    picked = L.job_groups(SPEC, GPU_PROVIDERS, lambda i: i.startswith(P.CHECK_VARIANT + "[")
+                          and ".m64n8k16.f32.f16.f16" in i)
+    jobs = L.place(picked, 1)
+    needs = L.job_needs(SPEC, jobs)
+    assert jobs and all(n is not None and len(n) == 1 for n in needs)
+    mods = [kcache.Module(k, "", ()) for k in P.plan(SPEC).keys]
+    assert [m.name for m in L.build_order(mods, needs)] == sorted(set().union(*needs))
 
 
 # --- handing jobs out as modules land ------------------------------------------------------------

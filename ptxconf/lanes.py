@@ -353,8 +353,13 @@ def job_needs(spec: Spec, jobs: Sequence[Job]) -> list[frozenset[str] | None]:
 
 
 def build_order(mods: Sequence[Any], needs: Sequence[frozenset[str] | None]) -> list[Any]:
-    """The modules in the order to compile them: those of the jobs in run order first (the
-    longest jobs start as soon as their kernels are built), then the rest, largest first."""
+    """The modules to build, in the order to compile them: those of the jobs in run order first
+    (the longest jobs start as soon as their kernels are built), then the rest, largest first.
+    Where every job's needs are known, only the modules some job needs (a run narrowed by
+    --only or --resume compiles what it runs)."""
+    if needs and all(n is not None for n in needs):
+        wanted = frozenset().union(*(n for n in needs if n is not None))
+        mods = [m for m in mods if m.name in wanted]
     rank: dict[str, int] = {}
     for need in needs:
         for name in sorted(need or ()):
