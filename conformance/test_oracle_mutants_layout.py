@@ -250,6 +250,14 @@ def test_blocked_product_pads_the_lower_rank_with_one_colon_zero() -> None:
     assert parts(got) == (((2, 2), (1, 2)), ((1, 2), (0, 4)))
 
 
+def test_blocked_product_leaves_a_full_rank_block_unpadded() -> None:
+    # CuTe's append<R> returns a rank-R layout unchanged: block 2:1 stays int-shaped, so the
+    # result is one mode (block, tiler-of-blocks). complement(2:1, 2*3) = 3:2 and
+    # 3:2 o (3):(1) = (3):(2): ((2,(3))):((1,(2))), not the re-wrapped ((2,3)):((1,2)).
+    got = blocked_product(Layout(2, 1), Layout((3,), (1,)))
+    assert parts(got) == (((2, (3,)),), ((1, (2,)),))
+
+
 def test_zip_refuses_different_ranks() -> None:
     with pytest.raises(ValueError, match=r"^cannot zip \(2,2\):\(1,2\) with \(2,2,2\):\(1,2,4\)$"):
         _zip(Layout((2, 2)), Layout((2, 2, 2)))
