@@ -151,6 +151,12 @@ class Planned:
 _NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC)
 
 
+def batch_index(spec: Spec) -> dict[Any, str]:
+    """Variant -> the key of the compile batch it lives in, for the spec's plan (made once per
+    spec; read only)."""
+    return spec.memo(("plan.batch_of",), lambda: plan(spec).batch_of())
+
+
 def modules_of(spec: Spec, planned: Planned) -> frozenset[str] | None:
     """The compile batches a planned case's kernels live in, read from its args (variants,
     probes, and the lists and tuples that hold them; `gpu.compile[<batch>]` names its own);
@@ -159,7 +165,7 @@ def modules_of(spec: Spec, planned: Planned) -> frozenset[str] | None:
         return frozenset()
     if planned.check == CHECK_COMPILE:
         return frozenset(planned.args[:1])
-    batch_of = spec.memo(("plan.batch_of",), lambda: plan(spec).batch_of())
+    batch_of = batch_index(spec)
     found: set[str] = set()
     todo: list[Any] = list(planned.args)
     while todo:
@@ -322,6 +328,7 @@ def may_fault_ids(spec: Spec) -> frozenset[str]:
 
 
 __all__ = ["Plan", "Planned", "Probe", "address_plan", "base_offset_field", "base_offset_rule",
+           "batch_index",
            "device_plan", "discovery_plan", "hypothesis_plan",
            "hypothesis_probes", "make_probe", "majors", "may_fault_ids", "modules_of", "n_values", "plan",
            "swizzled_modes",

@@ -30,7 +30,7 @@ from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.spec import Spec
 from ptxconf.providers import RunContext
 
-from .plan import WMMA_BATCH, Plan, modules_of, plan
+from .plan import WMMA_BATCH, Plan, batch_index, modules_of, plan
 from .probes import REGION_ALIGN_BYTES
 from .variants import WgmmaVariant
 
@@ -67,7 +67,7 @@ class Session:
         self.host_compile = host_compile
         self.runner = runner
         self.plan: Plan = plan(spec)
-        self.batch_of = self.plan.batch_of()
+        self.batch_of = batch_index(spec)
         self.device: str | None = None
         self.device_info: dict[str, Any] = {}
         self.compile_errors: dict[str, str] = {}
@@ -319,7 +319,7 @@ def case_modules(spec: Spec, provider: str) -> dict[str, frozenset[str] | None]:
 
     def make() -> dict[str, frozenset[str] | None]:
         extra = also(spec) if also is not None else {}
-        batch_of = plan(spec).batch_of()
+        batch_of = batch_index(spec)
         out = {}
         for p in plan_of(spec):
             found = modules_of(spec, p)

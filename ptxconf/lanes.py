@@ -102,12 +102,6 @@ def chunks(ids: Sequence[str], costs: Sequence[float]) -> list[tuple[str, ...]]:
     return bounded_runs(ids, costs, CHUNK, CHUNK * sorted(costs)[len(costs) // 2])
 
 
-def plan_jobs(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool],
-              gpus: int) -> list[Job]:
-    """Every job, in run order (see `job_groups`), each on GPU (index mod gpus)."""
-    return place(job_groups(spec, provs, selected), gpus)
-
-
 def job_groups(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool]
                ) -> list[tuple[str, tuple[str, ...]]]:
     """Every job's (provider, case ids), in run order; known before any GPU is asked."""
@@ -436,9 +430,9 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
                     assert have is not None
                     have[b.name] = b
                     if timeline is not None:
+                        landed = round(time.time() - t0, 2)
                         timeline.append({"provider": "kernel-build", "module": b.name, "cases": 0,
-                                         "pid": 0, "start": round(time.time() - t0, 2),
-                                         "end": round(time.time() - t0, 2)})
+                                         "pid": 0, "start": landed, "end": landed})
                 if waiting:
                     hand_out()
             for fut in finished & pending:
@@ -466,5 +460,5 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
 
 __all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_order", "group_ids",
            "job_groups", "job_needs", "start_build",
-           "lost", "place", "plan_jobs",
+           "lost", "place",
            "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]
