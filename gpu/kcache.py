@@ -168,9 +168,10 @@ class Builder:
         return {n: self.built[n] for n in self.names}
 
     def close(self) -> None:
-        """End the compile workers (what was not compiled yet is dropped)."""
+        """End the compile workers (what was not compiled yet is dropped). With every compile
+        collected the workers are idle, and are waited for, so that none outlives the build."""
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.shutdown(wait=not self._futures, cancel_futures=True)
             self._pool = None
 
 

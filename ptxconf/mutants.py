@@ -277,7 +277,11 @@ def _results(spec_dir: Path, todo: list[Mutant], jobs: int
     if jobs <= 1:
         yield from (run_mutant(spec_dir, m) for m in todo)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    from ptxconf.oracle.proofs.pool import context
+
+    # never a plain fork of this process: a thread of the caller (a test runner's, a compile
+    # pool's) could hold a lock the forked child then waits on forever
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context()) as pool:
         yield from pool.map(run_mutant, [spec_dir] * len(todo), todo)
 
 
