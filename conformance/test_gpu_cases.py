@@ -26,7 +26,7 @@ import pytest
 from emulator import MISALIGNED, Emulator, emulated_context, run_emulated  # conformance/emulator.py
 
 from ptxconf.cases import Case, execute
-from ptxconf.gpu import build, plan, session
+from ptxconf.gpu import build, operands, plan
 from ptxconf.gpu.variants import parse_wgmma
 from ptxconf.oracle import facts
 from ptxconf.oracle import interpret as I
@@ -185,7 +185,7 @@ def test_encode_refuses_inexact(dtype: str, value: int) -> None:
 @pytest.mark.parametrize("dtype", ["f16", "e4m3", "b1", "tf32"])
 @pytest.mark.parametrize(("major", "swizzle"), [("K", "none"), ("K", "128B"), ("K", "32B")])
 def test_place_gather_round_trip(dtype: str, major: str, swizzle: str) -> None:
-    lay = session.layout(SPEC, dtype, major, swizzle, 64, 256 // I.element_bits(SPEC, dtype))
+    lay = operands.layout(SPEC, dtype, major, swizzle, 64, 256 // I.element_bits(SPEC, dtype))
     offs = I.offsets(SPEC, lay)
     assert I.offsets_injective(offs), lay
     rng = np.random.default_rng(1)
@@ -200,7 +200,7 @@ def test_compact_strides_pack_the_operand() -> None:
     """The compact LBO/SBO leave no gap: footprint == elements x width (K-major none)."""
     for dtype in ("f16", "e4m3", "tf32", "b1"):
         k = 256 // I.element_bits(SPEC, dtype)
-        lay = session.layout(SPEC, dtype, "K", "none", 64, k)
+        lay = operands.layout(SPEC, dtype, "K", "none", 64, k)
         offs = I.offsets(SPEC, lay)
         assert I.footprint_bytes(offs, I.element_bits(SPEC, dtype)) == 64 * 32, lay
 

@@ -23,16 +23,8 @@ from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.records import BaseOffsetRule
 
 from .. import plan as P
-from ..session import (
-    GpuBody,
-    Session,
-    d_matrix,
-    lay_details,
-    layouts,
-    planned_family,
-    product,
-    run_product,
-)
+from ..operands import d_matrix, lay_details, layouts, product, run_product
+from ..session import GpuBody, Session, planned_family
 from ..variants import WgmmaVariant
 
 PROVIDER = "gpu-address"

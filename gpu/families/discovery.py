@@ -22,11 +22,8 @@ from ptxconf.oracle import verdicts
 from ptxconf.oracle.spec import Spec
 
 from .. import plan as P
-from ..probes import REGION_ALIGN_BYTES
-from ..session import (
+from ..operands import (
     GUARD_BYTES,
-    GpuBody,
-    Session,
     acc_values,
     check_starts,
     d_matrix,
@@ -35,9 +32,10 @@ from ..session import (
     launch,
     lay_details,
     layouts,
-    planned_family,
     round_up,
 )
+from ..probes import REGION_ALIGN_BYTES
+from ..session import GpuBody, Session, planned_family
 
 PROVIDER = "gpu-discovery"
 

@@ -22,20 +22,8 @@ from ptxconf.oracle.records import InstructionType
 from ptxconf.oracle.spec import Spec
 
 from .. import plan as P
-from ..session import (
-    GUARD_BYTES,
-    GpuBody,
-    Session,
-    acc_values,
-    d_matrix,
-    desc,
-    image,
-    launch,
-    layout,
-    layouts,
-    planned_family,
-    round_up,
-)
+from ..operands import GUARD_BYTES, acc_values, d_matrix, desc, image, launch, layout, layouts, round_up
+from ..session import GpuBody, Session, planned_family
 from ..variants import WgmmaVariant, isa_facts
 from .address import start_sweep, try_readings, vary
 from .sweep import a_regs_probes

@@ -33,20 +33,8 @@ from ptxconf.oracle.spec import Spec
 from ptxconf.providers import RunContext
 
 from .. import plan as P
-from ..session import (
-    GUARD_BYTES,
-    GpuBody,
-    Session,
-    acc_values,
-    check_starts,
-    d_matrix,
-    desc,
-    gpu_case,
-    image,
-    launch,
-    layout,
-    round_up,
-)
+from ..operands import GUARD_BYTES, acc_values, check_starts, d_matrix, desc, image, launch, layout, round_up
+from ..session import GpuBody, Session, gpu_case
 from ..variants import WgmmaVariant, isa_facts
 
 PROVIDER = "gpu-mistakes"

@@ -29,17 +29,8 @@ from ptxconf.oracle.spec import Spec
 
 from .. import plan as P
 from .. import space
-from ..session import (
-    Session,
-    a_regs,
-    acc_values,
-    d_matrix,
-    desc,
-    image,
-    launch,
-    layout,
-    planned_family,
-)
+from ..operands import a_regs, acc_values, d_matrix, desc, image, launch, layout
+from ..session import Session, planned_family
 from ..variants import WgmmaVariant
 
 PROVIDER = "gpu-sweep"

@@ -26,7 +26,8 @@ from ptxconf.oracle.spec import Spec
 from ptxconf.results import Status
 
 from .. import plan as P
-from ..session import GpuBody, Session, planned_family, round_up
+from ..operands import round_up
+from ..session import GpuBody, Session, planned_family
 from ..variants import WmmaVariant
 
 PROVIDER = "gpu-wmma"
