@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.gpu import build
+from ptxconf.gpu import assembler, build
 from ptxconf.gpu.variants import (
     WgmmaVariant,
     instruction_types,
@@ -94,20 +94,20 @@ def test_wmma_probe_compiles(wmma_module: dict, variant) -> None:
     ("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3.satfinite", "'.satfinite'"),
 ])
 def test_assembler_rejects(name: str, needle: str) -> None:
-    ok, log = build.compile_check(parse_wgmma(SPEC, name))
+    ok, log = assembler.compile_check(parse_wgmma(SPEC, name))
     assert not ok, f"{name}: the assembler accepted it"
     assert needle in log, f"{name}: expected {needle!r} in the assembler's log, got:\n{log}"
 
 
 @needs_nvrtc
 def test_assembler_accepts_m64n8k16() -> None:
-    ok, log = build.compile_check(parse_wgmma(SPEC, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"))
+    ok, log = assembler.compile_check(parse_wgmma(SPEC, "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"))
     assert ok, log
 
 
 @pytest.fixture(scope="module")
-def sweep() -> build.WitnessSweep:
-    return build.witness_valid_n(wgmma_families(SPEC, all_trans=False))
+def sweep() -> assembler.WitnessSweep:
+    return assembler.witness_valid_n(wgmma_families(SPEC, all_trans=False))
 
 
 def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
@@ -118,7 +118,7 @@ def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
 @pytest.mark.parametrize("variant", wgmma_families(SPEC, all_trans=False),
                          ids=lambda v: f"{v.dtype}.{v.atype}.{v.btype}.{v.form}"
                          + (".satfinite" if v.satfinite else ""))
-def test_assembler_valid_n_matches_spec(sweep: build.WitnessSweep, spec: Spec,
+def test_assembler_valid_n_matches_spec(sweep: assembler.WitnessSweep, spec: Spec,
                                         variant: WgmmaVariant,
                                         request: pytest.FixtureRequest) -> None:
     accepted = sweep.accepted_n[variant.family]

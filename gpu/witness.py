@@ -27,7 +27,7 @@ from ptxconf.oracle.fragments import n_ranges
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec
 
-from . import build
+from . import assembler, build
 from .variants import IsaFacts, WgmmaVariant, isa_facts
 
 CHECK_VALID_N = "witness.valid_n"
@@ -91,9 +91,9 @@ def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFacts) -> 
         for rs, s in itertools.product(FORMS, (False, True) if sat else (False,)):
             families.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b,
                                          a_from_regs=rs, satfinite=s, isa=isa))
-    valid = build.witness_valid_n(families, SWEEP_N)
+    valid = assembler.witness_valid_n(families, SWEEP_N)
     universe = _type_universe(rows, isa)
-    verdicts = build.compile_check_many(universe)
+    verdicts = assembler.compile_check_many(universe)
     first = {fam: next(iter(sorted(rej.items())), None) for fam, rej in valid.rejections.items()}
     return Sweep(valid.accepted_n, first,
                  tuple((v, ok, log) for v, (ok, log) in zip(universe, verdicts, strict=True)),

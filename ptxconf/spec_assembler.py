@@ -36,7 +36,7 @@ def _where(spec: Spec, row: InstructionType | WmmaDefaultStride) -> str:
 
 
 def _wgmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
-    from ptxconf.gpu import build
+    from ptxconf.gpu import assembler
     from ptxconf.gpu.variants import WgmmaVariant, isa_facts
     from ptxconf.oracle.fragments import valid_n_for
 
@@ -48,7 +48,7 @@ def _wgmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
             asked.append((row, WgmmaVariant(n=ns[0], k=row.k_elems, dtype=row.dtype,
                                             atype=row.atype, btype=row.btype, a_from_regs=rs,
                                             isa=isa)))
-    verdicts = build.compile_check_many([v for _, v in asked])
+    verdicts = assembler.compile_check_many([v for _, v in asked])
     errors: dict[str, SpecError] = {}
     for (row, v), (ok, log) in zip(asked, verdicts, strict=True):
         if not ok and row.key not in errors:
