@@ -38,7 +38,7 @@ from ptxconf.providers import REGISTRY
 SPEC = default_spec()
 INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 README_LAYOUT = "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"
-SPEC_ROOT = Path(__file__).resolve().parent.parent / "spec"
+SPEC_ROOT = SPEC.root  # the bundled spec, wherever the package lies (a staging tree too)
 
 
 def a_operand(major: str = "K") -> Operand:
