@@ -38,7 +38,7 @@ def test_text_that_is_not_a_string_is_refused_with_no_column() -> None:
     ({"o": 1}, "bad binding 'o'=1: names bind ints, not 'o'"),
     # An ordinary name bound to something other than an int.
     ({"k": "2"}, "bad binding 'k'='2': names bind ints, not 'o'"),
-])
+], ids=["o", "non-int"])
 def test_bindings_bind_ints_to_names_other_than_o(bindings: dict[str, object], message: str) -> None:
     with pytest.raises(NotationError, match=f"^{re.escape(message)}$"):
         parse("8:1", bindings)
@@ -77,7 +77,8 @@ def test_an_uppercase_o_is_an_ordinary_name() -> None:
     ("(8,):(1,8)", "expected an integer or a name, found ')'", 4),
     # 'o' is the operator, never a name: two in a row name the second one (column 18).
     ("Swizzle<1,4,3> o o (8,8):(1,8)", "expected an integer or a name, found 'o'", 18),
-])
+], ids=["pair", "cpp-pair", "outer-pair", "outer-cpp-pair", "offset-tuple", "swizzle", "closing",
+        "end", "empty-element", "o-twice"])
 def test_errors_name_what_was_found_at_its_column(text: str, message: str, column: int) -> None:
     with pytest.raises(NotationError, match=f"^{re.escape(message)} at column {column}$") as info:
         parse(text)
