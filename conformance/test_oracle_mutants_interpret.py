@@ -1,0 +1,291 @@
+"""Checks of oracle/interpret.py that mutation testing found missing (reports/mutation/README.md):
+element encodings, exact ranges, random operands, the discovery coding and the host arithmetic.
+The placement model (offsets, strides, place/gather, registers, wmma) is in
+test_oracle_mutants_interpret_placement.py.
+
+Expected values are worked by hand, never read from the code under test:
+
+* bit patterns from IEEE 754 binary16/32/64 and bfloat16, and OCP OFP8 v1.0 (E4M3: bias 7, no
+  infinities, S.1111.111 its only NaN, largest finite 448; E5M2: bias 15, IEEE-like), with the
+  exponent/mantissa widths of spec/wgmma/element_types.yaml; subnormals are
+  mantissa * 2**(1 - bias - mantissa_bits);
+* exact integer ranges: a float with p stored mantissa bits holds every integer up to
+  2**(p + 1); an n-bit two's-complement type [-2**(n-1), 2**(n-1) - 1]; unsigned [0, 2**n - 1];
+* the documented rules of each function (docstrings): operands of a K-deep product with a float
+  accumulator stay within sqrt(2048 / K); digits of a power-of-two base both types hold, as few
+  as give `count` codes; D = A @ B^T in int64.
+
+Where a mutant keeps the spec it is given from reaching a helper (the bundled spec read instead),
+a scratch spec with rows changed shows it (as test_facts.py builds them)."""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+
+import numpy as np
+import pytest
+
+from ptxconf.oracle import interpret as I
+from ptxconf.oracle import records
+from ptxconf.oracle.spec import Spec, default_spec
+
+SPEC = default_spec()
+
+
+def _wide_registers() -> Spec:
+    """A spec whose registers are 64 bits: every fragment row holds twice the elements."""
+    return Spec(SPEC.root, tuple(
+        dataclasses.replace(r, elems_per_register=2 * r.elems_per_register)
+        if isinstance(r, records.RegisterFragment) else r for r in SPEC.rows))
+
+
+def _ints(a: np.ndarray) -> list:
+    return np.asarray(a).tolist()
+
+
+# --- module attribute ----------------------------------------------------------------------
+
+
+def test_register_bits_attribute_and_unknown_names() -> None:
+    # wgmma/register_fragments.yaml: an .f16x2 register holds two 16-bit elements
+    assert I.REGISTER_BITS == 32
+    with pytest.raises(AttributeError, match=r"interpret' has no attribute 'NO_SUCH_NAME'"):
+        _ = I.NO_SUCH_NAME
+
+
+# --- exact ranges ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype,limit,lo", [
+    ("f16", 2048, -2048), ("bf16", 256, -256), ("tf32", 2048, -2048), ("e4m3", 16, -16),
+    ("e5m2", 8, -8), ("f32", 1 << 24, -(1 << 24)), ("f64", 1 << 53, -(1 << 53)),
+    ("s8", 127, -128), ("s4", 7, -8), ("s32", (1 << 31) - 1, -(1 << 31)),
+    ("u8", 255, 0), ("u4", 15, 0), ("b1", 1, 0),
+])
+def test_exact_limit_and_value_range(dtype: str, limit: int, lo: int) -> None:
+    assert I.exact_limit(SPEC, dtype) == limit
+    assert I.value_range(SPEC, dtype) == (lo, limit)
+
+
+# --- encodings -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype,value,bits", [
+    ("f16", 2.0 ** -24, 0x0001),           # smallest subnormal
+    ("f16", 2.0 ** -15, 0x0200),           # subnormal, mantissa 512
+    ("f16", 1023 * 2.0 ** -24, 0x03FF),    # largest subnormal
+    ("f16", 2.0 ** -14, 0x0400),           # smallest normal
+    ("f16", 1.5 * 2.0 ** -14, 0x0600),
+    ("f16", 65504, 0x7BFF),                # largest finite
+    ("e4m3", 2.0 ** -9, 0x01),             # bias 7, 3 mantissa bits: 2**(1-7-3)
+    ("e4m3", 3 * 2.0 ** -9, 0x03),
+    ("e4m3", 2.0 ** -6, 0x08),
+    ("e4m3", 256, 0x78),                   # exponent field 15 is finite in E4M3
+    ("e4m3", 416, 0x7D),
+    ("e5m2", 2.0 ** -16, 0x01),
+    ("e5m2", 57344, 0x7B),
+    ("bf16", 2.0 ** -133, 0x0001),
+    ("tf32", 2.0 ** -136, 0x00002000),     # 10 mantissa bits over 13 padding bits
+    ("f64", 2.0 ** 1000, 0x7E70000000000000),
+])
+def test_encode_and_decode_subnormals_and_extremes(dtype: str, value: float, bits: int) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning from the branch not taken
+        raw = I.encode(SPEC, dtype, [value])
+        assert raw.dtype == np.uint64 and int(raw[0]) == bits
+        back = I.decode(SPEC, dtype, np.array([bits], dtype=np.uint64))
+    assert back.dtype == np.float64 and float(back[0]) == value
+
+
+@pytest.mark.parametrize("dtype,bits,want", [
+    ("f16", 0x7C00, np.inf), ("f16", 0xFC00, -np.inf), ("f16", 0x7E00, np.nan),
+    ("f16", 0x7C01, np.nan), ("e5m2", 0x7C, np.inf), ("e5m2", 0x7D, np.nan),
+    ("e4m3", 0x7F, np.nan), ("e4m3", 0xFF, np.nan), ("e4m3", 0x7E, 448.0), ("e4m3", 0xF8, -256.0),
+    ("bf16", 0x7F80, np.inf), ("f64", 0x7FF0000000000000, np.inf),
+])
+def test_decode_infinities_and_nans(dtype: str, bits: int, want: float) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the overflowing normal branch is silenced
+        got = I.decode(SPEC, dtype, np.array([bits], dtype=np.uint64))
+    assert got.dtype == np.float64
+    assert np.array_equal(got, np.array([want]), equal_nan=True)
+
+
+def test_encode_reads_values_of_any_float_width() -> None:
+    # float16 inputs are the same numbers: 1.0 and 3.0 in binary32
+    raw = I.encode(SPEC, "f32", np.array([1.0, 3.0], dtype=np.float16))
+    assert _ints(raw) == [0x3F800000, 0x40400000]
+
+
+@pytest.mark.parametrize("dtype,values,match", [
+    ("f16", [1.0, np.inf], r"^f16: only finite values are encoded$"),
+    ("e4m3", [1, 17], r"^e4m3: \S*17\.0\S* is not exactly representable$"),
+    ("f16", [1.0, 2.0 ** -25], r"^f16: \S*2\.98\d*e-08\S* is not exactly representable$"),
+    ("e4m3", [1, 512], r"^e4m3: \S*512\.0\S* is out of range$"),   # exponent field 16 > 15
+    ("e4m3", [1, 480], r"^e4m3: \S*480\.0\S* is out of range$"),   # S.1111.111 is NaN
+    ("f16", [1, 65536], r"^f16: \S*65536\.0\S* is out of range$"),  # field 31 is inf/NaN
+    ("s8", [1, 1.5], r"^s8: non-integer values$"),
+    ("s8", [1, -129], r"^s8: values outside \[-128, 127\]$"),
+    ("s4", [8], r"^s4: values outside \[-8, 7\]$"),
+    ("u8", [256], r"^u8: values outside \[0, 255\]$"),
+    ("u4", [-1], r"^u4: values outside \[0, 15\]$"),
+])
+def test_encode_refusals_name_the_value(dtype: str, values: list, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        I.encode(SPEC, dtype, values)
+
+
+@pytest.mark.parametrize("dtype,values,bits", [
+    ("s8", [-128, -1, 127], [0x80, 0xFF, 0x7F]), ("s4", [-8, -1, 7], [0x8, 0xF, 0x7]),
+    ("u8", [0, 255], [0x00, 0xFF]), ("u4", [15], [0xF]), ("b1", [0, 1], [0, 1]),
+    ("s32", [-1], [0xFFFFFFFF]),
+])
+def test_integer_encodings_are_twos_complement_in_uint64(dtype: str, values: list,
+                                                          bits: list) -> None:
+    raw = I.encode(SPEC, dtype, values)
+    assert raw.dtype == np.uint64 and _ints(raw) == bits
+    back = I.decode(SPEC, dtype, raw)
+    assert back.dtype == np.int64 and _ints(back) == values
+
+
+# --- random exact-integer operands -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype,acc,k,want", [
+    ("f16", "f32", 16, (-11, 11)),      # isqrt(2048 // 16) = 11 < 2048
+    ("e4m3", "f32", 32, (-8, 8)),       # isqrt(64) = 8 < 16
+    ("e5m2", "f16", 16, (-8, 8)),       # isqrt(128) = 11 > 8: the type's own limit
+    ("u8", "f16", 16, (0, 11)),         # unsigned: never below 0
+    ("s8", "s32", 32, (-128, 127)),     # integer accumulator: the type's whole range
+    ("u8", "s32", 32, (0, 255)),
+    ("b1", "s32", 256, (0, 1)),
+])
+def test_operand_range(dtype: str, acc: str, k: int, want: tuple[int, int]) -> None:
+    assert I.operand_range(SPEC, dtype, acc, k) == want
+
+
+@pytest.mark.parametrize("dtype,acc,k,lo,hi", [
+    ("e4m3", "f32", 32, -8, 8), ("u8", "s32", 32, 0, 255), ("f16", "f16", 16, -11, 11),
+])
+def test_random_operand_draws_the_whole_range(dtype: str, acc: str, k: int, lo: int,
+                                              hi: int) -> None:
+    vals = I.random_operand(SPEC, dtype, (64, 80), np.random.default_rng(7), acc_dtype=acc, k=k)
+    assert vals.shape == (64, 80) and vals.dtype == np.int64
+    # 5120 uniform draws from at most 256 values: every end is drawn
+    assert (int(vals.min()), int(vals.max())) == (lo, hi)
+
+
+def test_matmul_is_a_times_b_transposed_in_int64() -> None:
+    a = np.array([[1.0, 2.0, 3.0], [-1.0, 0.0, 4.0]])      # M x K, as decoded (float64)
+    b = np.array([[2, 0, 1], [1, 1, 1], [0, -3, 5]])         # N x K
+    d = I.matmul(a, b)
+    assert d.dtype == np.int64
+    assert _ints(d) == [[5, 6, 9], [2, 3, 20]]
+    big = I.matmul(np.array([[1 << 40]]), np.array([[(1 << 20) + 1]]))
+    assert big.dtype == np.int64 and int(big[0, 0]) == (1 << 60) + (1 << 40)
+
+
+# --- discovery coding ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype,count,acc,want", [
+    ("s8", 100, None, (128, 1)),          # 127 + 1 = 128 codes in one digit
+    ("s8", 128, None, (128, 1)),
+    ("s8", 129, None, (128, 2)),
+    ("e5m2", 9, None, (8, 2)),            # 8 holds 9 exact integers 0..8: base 8
+    ("e5m2", 64, None, (8, 2)),           # exactly 8**2
+    ("e5m2", 4096, None, (8, 4)),         # exactly 8**4
+    ("e5m2", 5000, None, (8, 5)),
+    ("b1", 1, None, (2, 1)),
+    ("b1", 2, None, (2, 1)),
+    ("b1", 3, None, (2, 2)),
+    ("b1", (1 << 45) + 1, None, (2, 46)),  # one past 2**45: log2 rounds to 45
+    ("f16", 5000, "f16", (2048, 2)),      # 2049 exact integers each: base 2048
+    ("u8", 5000, "e4m3", (16, 4)),        # the accumulator's 17 integers bind: base 16
+    ("bf16", 300, "f32", (256, 2)),
+])
+def test_digit_plan_is_the_fewest_digits_of_the_largest_base(dtype: str, count: int,
+                                                              acc: str | None,
+                                                              want: tuple[int, int]) -> None:
+    plan = I.digit_plan(SPEC, dtype, count, acc)
+    assert (plan.base, plan.digits) == want
+
+
+def test_digits_and_combine() -> None:
+    plan = I.DigitPlan(base=4, digits=3)
+    codes = np.array([0, 5, 27, 63])
+    # 27 = 1*16 + 2*4 + 3; 63 = 3*16 + 3*4 + 3
+    assert _ints(plan.digit(codes, 0)) == [0, 1, 3, 3]
+    assert _ints(plan.digit(codes, 1)) == [0, 1, 2, 3]
+    assert _ints(plan.digit(codes, 2)) == [0, 0, 1, 3]
+    assert plan.digit(codes, 1).dtype == np.int64
+    # digits read back from a float type's image are float64; codes come back int64
+    got = plan.combine([np.array([3.0, 1.0]), np.array([2.0, 0.0]), np.array([1.0, 3.0])])
+    assert got.dtype == np.int64 and _ints(got) == [27, 49]
+    one = I.DigitPlan(base=8, digits=1).combine([np.array([[5, 7]])])
+    assert one.dtype == np.int64 and _ints(one) == [[5, 7]]
+
+
+def test_accumulator_values_are_int64_codes() -> None:
+    # binary32 1.0, 3.0, -2.0; binary16 1.0 and 2048.0; s32 -1
+    got = I.accumulator_values(SPEC, "f32", np.array([0x3F800000, 0x40400000, 0xC0000000]))
+    assert got.dtype == np.int64 and _ints(got) == [1, 3, -2]
+    f16 = I.accumulator_values(SPEC, "f16", np.array([[0x3C00, 0x6800]]))
+    assert f16.dtype == np.int64 and _ints(f16) == [[1, 2048]]
+    s32 = I.accumulator_values(SPEC, "s32", np.array([0xFFFFFFFF, 5]))
+    assert s32.dtype == np.int64 and _ints(s32) == [-1, 5]
+
+
+@pytest.mark.parametrize("raw,match", [
+    ([0x3F800000, 0x3FC00000], r"^accumulator f32 at \(1,\) holds \S*1\.5\S*, not an integer code$"),
+    ([[0x3F800000, 0x7F800000]], r"^accumulator f32 at \(0, 1\) holds \S*inf\S*, not an integer code$"),
+    ([[0x40000000], [0x7FC00000]], r"^accumulator f32 at \(1, 0\) holds \S*nan\S*, not an integer code$"),
+])
+def test_accumulator_values_refuse_what_is_not_an_integer(raw: list, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        I.accumulator_values(SPEC, "f32", np.array(raw, dtype=np.uint64))
+
+
+def test_index_image_holds_digit_j_of_each_slot() -> None:
+    two = I.DigitPlan(base=2, digits=4)
+    # f16: slot i at byte 2i; digit 1 of 0..3 in base 2 is 0,0,1,1 (1.0 = 0x3C00, little-endian)
+    assert list(I.index_image(SPEC, "f16", 8, two, 1)) == [0, 0, 0, 0, 0, 0x3C, 0, 0x3C]
+    # f16, base 4, digit 0: 0,1,2,3 = 0x0000, 0x3C00, 0x4000, 0x4200
+    four = I.DigitPlan(base=4, digits=2)
+    assert list(I.index_image(SPEC, "f16", 8, four, 0)) == [0, 0, 0, 0x3C, 0, 0x40, 0, 0x42]
+    # 5 bytes hold two whole f16 slots; the last byte stays 0
+    assert list(I.index_image(SPEC, "f16", 5, four, 0)) == [0, 0, 0, 0x3C, 0]
+    # e4m3: slot i at byte i; 1.0 = 0x38, 2.0 = 0x40, 3.0 = 0x44
+    img = I.index_image(SPEC, "e4m3", 4, I.DigitPlan(base=16, digits=1), 0)
+    assert img.dtype == np.uint8 and list(img) == [0, 0x38, 0x40, 0x44]
+    # b1: slot i at bit i % 8 of byte i // 8 (LSB first)
+    assert list(I.index_image(SPEC, "b1", 2, two, 0)) == [0xAA, 0xAA]
+    assert list(I.index_image(SPEC, "b1", 2, two, 1)) == [0xCC, 0xCC]
+    assert list(I.index_image(SPEC, "b1", 2, two, 3)) == [0x00, 0xFF]
+    # s4: two slots a byte, the low nibble first
+    assert list(I.index_image(SPEC, "s4", 2, I.DigitPlan(base=8, digits=1), 0)) == [0x10, 0x32]
+
+
+def test_one_hot() -> None:
+    assert _ints(I.one_hot(3, 4)) == [[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, 0]]
+    assert I.one_hot(3, 4).dtype == np.int64
+    assert _ints(I.one_hot(3, 4, 2)) == [[0, 0, 1, 0], [0, 0, 0, 1], [0, 0, 0, 0]]
+    assert _ints(I.one_hot(3, 4, -1)) == [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 0, 0]]
+    assert _ints(I.one_hot(2, 3, 1)) == [[0, 1, 0], [0, 0, 1]]
+
+
+def test_map_lines() -> None:
+    cells = np.array([[[0, 0], [0, 1], [8, 0]], [[1, 0], [1, 1], [9, 10]]])
+    assert I.map_lines(cells) == ["lane 0: 0,0 0,1 8,0", "lane 1: 1,0 1,1 9,10"]
+
+
+def test_subelement_bits() -> None:
+    assert I.subelement_bits(16) == 16 and I.subelement_bits(4, SPEC) == 4
+    with pytest.raises(ValueError, match=r"^3-bit elements do not pack a 32-bit register$"):
+        I.subelement_bits(3)
+    # a spec whose registers are 64 bits wide (every fragment row holds twice the elements)
+    wide = _wide_registers()
+    assert I.subelement_bits(64, wide) == 64
+    with pytest.raises(ValueError, match=r"^48-bit elements do not pack a 64-bit register$"):
+        I.subelement_bits(48, wide)
