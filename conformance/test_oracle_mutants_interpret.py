@@ -182,6 +182,8 @@ def test_matmul_is_a_times_b_transposed_in_int64() -> None:
     d = I.matmul(a, b)
     assert d.dtype == np.int64
     assert _ints(d) == [[5, 6, 9], [2, 3, 20]]
+    d2 = I.matmul(b, a.astype(np.float32))                   # B @ A^T, the float one second
+    assert d2.dtype == np.int64 and _ints(d2) == [[5, 2], [6, 3], [9, 20]]
     big = I.matmul(np.array([[1 << 40]]), np.array([[(1 << 20) + 1]]))
     assert big.dtype == np.int64 and int(big[0, 0]) == (1 << 60) + (1 << 40)
 
@@ -220,6 +222,9 @@ def test_digits_and_combine() -> None:
     assert _ints(plan.digit(codes, 1)) == [0, 1, 2, 3]
     assert _ints(plan.digit(codes, 2)) == [0, 0, 1, 3]
     assert plan.digit(codes, 1).dtype == np.int64
+    # codes decoded from a float type's image are float64; digits come back int64
+    from_float = plan.digit(np.array([27.0, 63.0]), 1)
+    assert from_float.dtype == np.int64 and _ints(from_float) == [2, 3]
     # digits read back from a float type's image are float64; codes come back int64
     got = plan.combine([np.array([3.0, 1.0]), np.array([2.0, 0.0]), np.array([1.0, 3.0])])
     assert got.dtype == np.int64 and _ints(got) == [27, 49]

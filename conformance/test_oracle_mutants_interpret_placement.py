@@ -301,6 +301,11 @@ def test_slot_to_offset(bits: int, want: list) -> None:
     assert got.dtype == np.int64 and _ints(got) == want
 
 
+def test_slot_to_offset_widens_narrow_slot_indices() -> None:
+    got = I.slot_to_offset(np.array([200, 255], dtype=np.uint8), 16)
+    assert got.dtype == np.int64 and _ints(got) == [400, 510]
+
+
 def test_wmma_span_elems() -> None:
     assert I.wmma_span_elems(16, 8, "row", 12) == 15 * 12 + 8
     assert I.wmma_span_elems(16, 8, "col", 20) == 7 * 20 + 16
