@@ -346,3 +346,23 @@ def test_wmma_fill_words() -> None:
     # the inverse of wmma_fragment_slots where the elements fill the fragment
     back = I.wmma_fragment_slots(words, 4, 8, 16)
     assert _ints(back) == raw
+
+
+def test_wmma_slots_of_storage_wider_than_the_element() -> None:
+    # 4 f16 elements in a 16-byte fragment: one every 4 bytes, the upper halves unread
+    words = np.array([[0xAAAA0102, 0xBBBB0304, 0xCCCC0506, 0xDDDD0708]], dtype=np.uint32)
+    assert _ints(I.wmma_fragment_slots(words, 4, 16, 16)) == [[0x0102, 0x0304, 0x0506, 0x0708]]
+    # and fill_words is its inverse there
+    filled = I.wmma_fill_words([[0x0102, 0x0304, 0x0506, 0x0708]], 16, 16, 4)
+    assert _ints(I.wmma_fragment_slots(filled, 4, 16, 16)) == [[0x0102, 0x0304, 0x0506, 0x0708]]
+    assert I.wmma_slot_bits(16, 4, 16) == 32 and I.wmma_slot_bits(8, 4, 16) == 16
+    assert I.wmma_slot_bits(4, 8, 4) == 4
+
+
+def test_wmma_elements_that_do_not_fit_the_fragment_are_refused() -> None:
+    # 4 elements of 32 bits cannot be held by 8 bytes: neither direction guesses a width
+    with pytest.raises(ValueError, match=r"^4 elements of 32 bits do not fit a 8-byte fragment$"):
+        I.wmma_fragment_slots(np.zeros((1, 2), dtype=np.uint32), 4, 8, 32)
+    with pytest.raises(ValueError, match=r"^4 elements of 32 bits do not fit a 8-byte fragment$"):
+        I.wmma_fill_words([[1, 2, 3, 4]], 8, 32, 2)
+    assert I.wmma_slot_bits(16, 4, 32) == 32, "exactly full is accepted"

@@ -524,42 +524,51 @@ def wmma_span_elems(rows: int, cols: int, layout: str, ld: int) -> int:
     return (lead - 1) * ld + inner
 
 
+def wmma_slot_bits(fragment_bytes: int, num_elements: int, elem_bits: int) -> int:
+    """The bits each element of a wmma fragment occupies: its own width, or more where the
+    fragment's storage gives each element more (tf32 in a float: one element per 4 bytes).
+    ValueError where the elements cannot all fit the fragment."""
+    room = fragment_bytes * BITS_PER_BYTE
+    if elem_bits * num_elements > room:
+        raise ValueError(f"{num_elements} elements of {elem_bits} bits do not fit a "
+                         f"{fragment_bytes}-byte fragment")
+    return max(elem_bits, room // num_elements)
+
+
 def wmma_fragment_slots(words: np.ndarray, num_elements: int, fragment_bytes: int,
                         elem_bits: int) -> np.ndarray:
     """uint64 [lanes, num_elements]: element e of a lane's fragment, read from its raw words.
 
-    `fragment.x` is laid out as bytes (words little-endian); element e of a type of `bits`
-    bits sits at bit e * bits (8-bit and wider: byte e * bits / 8), so a 64-bit element spans
-    two words. Sub-byte fragments pack num_elements elements into fragment_bytes.
+    `fragment.x` is laid out as bytes (words little-endian); element e sits in the low
+    `elem_bits` bits of slot e, a slot being `wmma_slot_bits` wide (8-bit and wider elements:
+    from byte e * slot / 8), so a 64-bit element spans two words. Sub-byte fragments pack
+    num_elements elements into fragment_bytes.
     """
     w = np.asarray(words, dtype=np.uint32)
     raw = w.astype("<u4").view(np.uint8).reshape(w.shape[0], -1)[:, :fragment_bytes]
-    bits = elem_bits
-    if bits * num_elements > fragment_bytes * BITS_PER_BYTE:
-        # wider storage than the element: e.g. tf32 in a float, one element per 4 bytes
-        bits = fragment_bytes * BITS_PER_BYTE // num_elements
+    slot = wmma_slot_bits(fragment_bytes, num_elements, elem_bits)
     out = np.zeros((w.shape[0], num_elements), dtype=np.uint64)
     for e in range(num_elements):
-        bit0 = e * bits
-        if bits >= BITS_PER_BYTE:
-            for b in range(bits // BITS_PER_BYTE):
+        bit0 = e * slot
+        if elem_bits >= BITS_PER_BYTE:
+            for b in range(elem_bits // BITS_PER_BYTE):
                 out[:, e] |= raw[:, bit0 // 8 + b].astype(np.uint64) << np.uint64(8 * b)
         else:
-            out[:, e] = (raw[:, bit0 // 8] >> np.uint8(bit0 % 8)) & np.uint8((1 << bits) - 1)
+            out[:, e] = (raw[:, bit0 // 8] >> np.uint8(bit0 % 8)) & np.uint8((1 << elem_bits) - 1)
     return out
 
 
 def wmma_fill_words(raw: np.ndarray, fragment_bytes: int, elem_bits: int,
                     words: int) -> np.ndarray:
     """uint32 [lanes, words]: fragment words holding raw [lanes, num_elements] (inverse of
-    `wmma_fragment_slots` for 8-bit and wider elements)."""
+    `wmma_fragment_slots` for 8-bit and wider elements; the rest of a wider slot is zero)."""
     r = np.asarray(raw, dtype=np.uint64)
     lanes, num = r.shape
-    bits = max(elem_bits, fragment_bytes * BITS_PER_BYTE // num)
+    slot = wmma_slot_bits(fragment_bytes, num, elem_bits)
     buf = np.zeros((lanes, words * 4), dtype=np.uint8)
     for e in range(num):
-        for b in range(bits // BITS_PER_BYTE):
-            buf[:, e * bits // 8 + b] = ((r[:, e] >> np.uint64(8 * b)) & np.uint64(0xFF))
+        for b in range(elem_bits // BITS_PER_BYTE):
+            buf[:, e * slot // 8 + b] = ((r[:, e] >> np.uint64(8 * b)) & np.uint64(0xFF))
     return buf.view("<u4").reshape(lanes, words).astype(np.uint32)
 
 
