@@ -12,7 +12,8 @@ Accepted forms (whitespace anywhere between tokens):
   ``a*b`` is a product too. ``o`` is the composition operator and cannot be a name.
 
 ``str()`` of the result is the canonical compact form, and ``parse(str(x)) == x``. Every error
-is a ``NotationError`` (a ValueError) with a one-line message and a 1-based column.
+is a ``NotationError`` (a ValueError) with a one-line message; an error in the text carries
+the 1-based column it was found at (a bad binding or an input that is not text has none).
 """
 
 from __future__ import annotations
