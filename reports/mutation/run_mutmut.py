@@ -43,6 +43,7 @@ FIRST_RUN = ROOT / "reports" / "mutation" / "first-run.json"
 TRIAGE = ROOT / "reports" / "mutation" / "triage.json"
 README = ROOT / "reports" / "mutation" / "README.md"
 BEGIN, END = "<!-- tables: run_mutmut.py --markdown -->", "<!-- /tables -->"
+SCORES_BEGIN, SCORES_END = "<!-- scores: run_mutmut.py --markdown -->", "<!-- /scores -->"
 #: repo folder -> where it lies in the staging tree (its import name)
 LAYOUT = {"ptxconf": "ptxconf", "oracle": "ptxconf/oracle", "gpu": "ptxconf/gpu",
           "spec": "ptxconf/spec", "conformance": "conformance"}
@@ -165,12 +166,16 @@ def summarize(argv: list[str], source: str, note: str = "") -> dict:
 
 
 def _handling(triage: dict[str, str], mutant: str) -> str:
+    """How a mutant was handled: its own entry, else the most specific pattern matching it (a
+    character class before a `*`, a longer pattern before a shorter one), whatever the order."""
     import fnmatch
 
-    for pattern, how in triage.items():
-        if pattern == mutant or fnmatch.fnmatchcase(mutant, pattern):
-            return how
-    return "UNTRIAGED"
+    if mutant in triage:
+        return triage[mutant]
+    matching = [p for p in triage if fnmatch.fnmatchcase(mutant, p)]
+    if not matching:
+        return "UNTRIAGED"
+    return triage[min(matching, key=lambda p: ("*" in p, -len(p)))]
 
 
 def _cell(text: str) -> str:
@@ -201,7 +206,9 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
         for key in sorted(rows, key=_mutant_sort_key):
             status = now[key]["status"] if key in now else "killed"
             how = _handling(triage, key)
-            if how.startswith("killed") and status != "killed":
+            if how == "UNTRIAGED" and status == "killed":
+                how = "killed in the last run"
+            elif how.startswith("killed") and status != "killed":
                 how = f"NOT KILLED (meant: {how})"
             short = key.removeprefix("ptxconf.oracle.")
             out.append(f"| `{_cell(short)}` | `{_cell(rows[key]['diff'])}` | {status} | {_cell(how)} |")
@@ -209,13 +216,34 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
     return "\n".join(out)
 
 
+def score_table(summary: dict) -> str:
+    """One row per module of the last runs (best score first) and the totals."""
+    rows = sorted(summary["modules"].items(), key=lambda kv: (-kv[1]["score"], kv[0]))
+    out = ["| module | mutants | killed | timeout | survived (all explained) | no tests | score |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    out += [f"| {path} | {m['mutants']:,} | {m['killed']:,} | {m['timeout']} | {m['survived']} | "
+            f"{m['no_tests']} | {m['score']} |" for path, m in rows]
+    tot = {k: sum(m[k] for _, m in rows) for k in ("mutants", "killed", "timeout", "survived", "no_tests")}
+    out.append(f"| **all {len(rows)}** | {tot['mutants']:,} | {tot['killed']:,} | {tot['timeout']} | "
+               f"{tot['survived']} | {tot['no_tests']} | "
+               f"{(tot['killed'] + tot['timeout']) / tot['mutants']:.4f} |")
+    return "\n".join(out)
+
+
+def _replace_between(text: str, begin: str, end: str, body: str) -> str:
+    head, found, rest = text.partition(begin)
+    if not found:
+        return text
+    _, _, tail = rest.partition(end)
+    return f"{head}{begin}\n{body}\n{end}{tail}"
+
+
 def write_readme_tables(summary: dict) -> None:
     first = json.loads(FIRST_RUN.read_text()) if FIRST_RUN.exists() else {}
     triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
     text = README.read_text() if README.exists() else f"{BEGIN}\n{END}\n"
-    head, _, rest = text.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    README.write_text(f"{head}{BEGIN}\n{render(summary, first, triage)}\n{END}{tail}")
+    text = _replace_between(text, SCORES_BEGIN, SCORES_END, score_table(summary))
+    README.write_text(_replace_between(text, BEGIN, END, render(summary, first, triage)))
 
 
 def merge_carried(summary: dict, previous: dict) -> dict:

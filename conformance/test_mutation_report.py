@@ -1,0 +1,44 @@
+"""The committed mutation report accounts for every survivor (reports/mutation/)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+MUTATION = Path(__file__).resolve().parents[1] / "reports" / "mutation"
+
+
+def _tool() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("run_mutmut", MUTATION / "run_mutmut.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_an_own_entry_wins_over_a_pattern_and_a_class_over_a_star() -> None:
+    handling = _tool()._handling
+    triage = {"m.f__mutmut_*": "equivalent: star", "m.f__mutmut_1[12]": "equivalent: class",
+              "m.f__mutmut_11": "killed by t"}
+    assert handling(triage, "m.f__mutmut_11") == "killed by t"
+    assert handling(triage, "m.f__mutmut_12") == "equivalent: class"
+    assert handling(triage, "m.f__mutmut_3") == "equivalent: star"
+    assert handling(triage, "m.g__mutmut_3") == "UNTRIAGED"
+
+
+def test_every_survivor_of_the_last_runs_is_explained() -> None:
+    if not (MUTATION / "summary.json").is_file():
+        pytest.skip("no reports/mutation/summary.json in this checkout")
+    handling = _tool()._handling
+    summary = json.loads((MUTATION / "summary.json").read_text(encoding="utf-8"))
+    triage = json.loads((MUTATION / "triage.json").read_text(encoding="utf-8"))
+    survivors = [s for mod in summary["modules"].values() for s in mod["survivors"]]
+    assert survivors, "the report lists its survivors"
+    unexplained = [s["mutant"] for s in survivors
+                   if handling(triage, s["mutant"]) == "UNTRIAGED"
+                   or handling(triage, s["mutant"]).startswith("killed")]
+    assert not unexplained, f"survivors with no explanation (or meant killed): {unexplained}"
