@@ -28,6 +28,7 @@ import json
 
 import numpy as np
 import pytest
+from test_oracle_mutants_interpret import _ints, _wide_registers
 
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle import records
@@ -50,15 +51,6 @@ def _granule_spec(shift: int) -> Spec:
                        and r.file == "wgmma/matrix_descriptor.yaml", encode_shift_bits=shift)
 
 
-def _wide_registers() -> Spec:
-    """A spec whose registers are 64 bits: every fragment row holds twice the elements."""
-    return Spec(SPEC.root, tuple(
-        dataclasses.replace(r, elems_per_register=2 * r.elems_per_register)
-        if isinstance(r, records.RegisterFragment) else r for r in SPEC.rows))
-
-
-def _ints(a: np.ndarray) -> list:
-    return np.asarray(a).tolist()
 
 
 # --- the operand layout and its CLI call -----------------------------------------------------
