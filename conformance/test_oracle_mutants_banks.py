@@ -155,3 +155,20 @@ def test_a_core_matrix_reaching_one_past_the_last_column_is_refused() -> None:
     offsets = tuple(tuple(16 * i + 2 * j for j in range(15)) for i in range(8))
     with pytest.raises(ValueError, match=r"core matrix \(0, 1\) is outside the 8x15 tile"):
         banks.Tile(q, 8, 16, offsets).core_matrix_reads(0, 1)
+
+
+def test_a_phase_is_capped_by_the_warp_of_the_spec_given() -> None:
+    # A spec (changed in memory) whose warpgroup is 2 warps: a warp of 128 / 2 = 64 threads.
+    # 128 bytes' worth of 1-byte accesses is 128 threads, capped by that warp: all 64 threads of
+    # one request are served together (the bundled spec's 32-thread warp would make 2 phases).
+    import dataclasses
+
+    from ptxconf.oracle.records import ThreadGroup
+    from ptxconf.oracle.spec import Spec
+
+    spec = Spec(root=SPEC.root, rows=tuple(
+        dataclasses.replace(r, parts=2) if isinstance(r, ThreadGroup) and r.id == "warpgroup" else r
+        for r in SPEC.rows))
+    report = banks.analyze(list(range(64)), 1, spec)
+    assert [p.threads for p in report.phases] == [tuple(range(64))]
+    assert banks.threads_per_phase(1, spec) == 64 and banks.threads_per_phase(1) == 32

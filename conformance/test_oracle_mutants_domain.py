@@ -13,7 +13,7 @@ import pytest
 from ptxconf.oracle import domain as D
 from ptxconf.oracle.canonical import SmemQuery
 from ptxconf.oracle.domain import DomainError, DomainWarning
-from ptxconf.oracle.records import ByteOffsetDefinition, DescriptorField, InstructionType
+from ptxconf.oracle.records import ByteOffsetDefinition, DescriptorField, ElementType, InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
 
 
@@ -214,3 +214,36 @@ def test_the_answer_labels_aliasing_in_its_units() -> None:
     out = D.smem_answer(SPEC, _q(swizzle="128B", mn=16, k=16, lbo_bytes=16, sbo_bytes=16))
     assert [w["code"] for w in out["warnings"]] == ["DOMAIN-ALIAS"]
     assert out["warnings"][0]["message"].endswith(" bytes")
+
+
+# --- an element type no wgmma instruction reads (a scratch spec: the bundled one has none) -----
+
+
+def _spec_with_an_unread_type() -> Spec:
+    """The bundled spec plus an 8-bit float type `e3m4` that no instruction row reads."""
+    e4m3 = next(r for r in SPEC.of(ElementType) if r.id == "e4m3")
+    return Spec(root=SPEC.root, rows=(*SPEC.rows, dataclasses.replace(
+        e4m3, id="e3m4", exponent_bits=3, mantissa_bits=4)))
+
+
+def test_an_unread_type_is_answered_in_the_templates_k_repeat_with_a_warning() -> None:
+    # K_SW128 is ((8,m),(T,2k)): one repeat spans 2T elements of K, T = 128 / 8 = 16 for an
+    # 8-bit type, so 32 elements
+    spec = _spec_with_an_unread_type()
+    warnings = D.check_smem(spec, SmemQuery("e3m4", "K", "128B", 8, 32, 16, 1024))
+    assert [str(w) for w in warnings] == [
+        "DOMAIN-NO-INSTRUCTION - expected an element type some wgmma instruction reads, got e3m4: "
+        "answered with K in steps of the template's repeat (32)"]
+
+
+def test_an_unread_types_k_off_the_templates_repeat_is_refused_saying_so() -> None:
+    spec = _spec_with_an_unread_type()
+    assert _refusal(lambda: D.check_smem(spec, SmemQuery("e3m4", "K", "128B", 8, 48, 16, 1024))) == (
+        "DOMAIN-SHAPE - expected k a positive multiple of 32 (the template's K repeat), got 48")
+
+
+def test_an_unread_types_mn_steps_by_every_instructions_valid_n() -> None:
+    # no row of its own: the step is that of every accumulator's valid N (PTX: N = 8 i)
+    spec = _spec_with_an_unread_type()
+    assert _refusal(lambda: D.check_smem(spec, SmemQuery("e3m4", "K", "128B", 12, 32, 16, 1024))) == (
+        "DOMAIN-SHAPE - expected mn a positive multiple of 8 (the step of the valid-N tables), got 12")

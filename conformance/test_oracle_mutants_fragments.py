@@ -14,7 +14,7 @@ import dataclasses
 import pytest
 
 from ptxconf.oracle import fragments as F
-from ptxconf.oracle.records import InstructionType
+from ptxconf.oracle.records import CuteLayout, InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
@@ -290,3 +290,22 @@ def test_a_row_without_valid_n_takes_them_from_its_one_sibling() -> None:
     ns, source = F.valid_n_for(SPEC, row)
     assert ns == tuple(range(8, 257, 8))
     assert source == "wgmma/register_fragments:k32.D.f16 states none; taken from k32.D.f32"
+
+
+# --- a CLayout that is not (thread, value) (a spec changed in memory: the bundled one is) -----
+
+
+def _spec_with_d_atom_layout(text: str) -> Spec:
+    rows = tuple(dataclasses.replace(r, layout=text)
+                 if isinstance(r, CuteLayout) and r.id == F.D_ATOM_ROW else r for r in SPEC.rows)
+    return Spec(root=SPEC.root, rows=rows)
+
+
+@pytest.mark.parametrize("text", ["(4,32,2):(1,4,128)", "Swizzle<1,4,3> o (128,8):(1,128)"],
+                         ids=["rank-3", "composed"])
+def test_a_d_atom_that_is_not_a_rank_2_layout_is_refused_naming_its_row(text: str) -> None:
+    spec = _spec_with_d_atom_layout(text)
+    row = spec.get(CuteLayout, F.D_ATOM_ROW)
+    with pytest.raises(ValueError) as info:
+        F.warpgroup_threads(spec)
+    assert str(info.value) == f"{row.key}: {text!r} is not a rank-2 (thread, value) layout"
