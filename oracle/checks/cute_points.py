@@ -16,7 +16,7 @@ from functools import partial
 
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.checks import Case, fail, make_case
-from ptxconf.oracle.checks.cute_atoms import _layout
+from ptxconf.oracle.checks.cute_names import row_layout
 from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec
 
@@ -39,7 +39,7 @@ def _one_layout(rows: tuple[CuteLayout, ...], row: CuteLayout) -> str:
 
 def _points(row: CuteLayout) -> str:
     """Each point inside the domain and codomain; a broadcast's points span its threads."""
-    layout = _layout(row)
+    layout = row_layout(row)
     if row.role == "ThrID":
         threads, values = layout.size(), 1
         broadcast = False

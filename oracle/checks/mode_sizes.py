@@ -14,7 +14,7 @@ from functools import partial
 
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
-from ptxconf.oracle.checks.cute_atoms import _layout
+from ptxconf.oracle.checks.cute_names import row_layout
 from ptxconf.oracle.records import CuteLayout, ModeStatement
 from ptxconf.oracle.spec import Spec
 from ptxconf.results import Status
@@ -32,7 +32,7 @@ def _mode_size(spec: Spec, st: ModeStatement, size: int) -> str:
     rows = [r for r in spec.of(CuteLayout) if r.id == st.layout]
     if len(rows) != 1:
         raise fail(f"{st.key}: layout {st.layout!r} names no cute_layout row")
-    mode: object = _layout(rows[0])
+    mode: object = row_layout(rows[0])
     for i in st.mode:
         if not isinstance(mode, Layout) or mode.rank() <= i:
             raise fail(f"{st.key}: {rows[0].layout} has no mode {list(st.mode)}")
