@@ -12,6 +12,10 @@ and raw memory bytes; this module says what to put in, and what came out means:
   decoding the digits back;
 * the host reference matmul; diff tables in the layout's own coordinates are
   `ptxconf.oracle.diffs` (re-exported here).
+
+It stays one module (past 500 lines) because it is one model: a probe's inputs and the reading
+of its dump must agree bit for bit, and the emulator (`conformance/emulator.py`) and every GPU
+family use the two halves together.
 """
 
 from __future__ import annotations

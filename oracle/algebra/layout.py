@@ -8,6 +8,9 @@ mode alone) or a tuple of those applied mode by mode.
 
 Functions that take a layout as their first argument also take a composed layout (anything
 satisfying ``Composed``, e.g. ``swizzle.ComposedLayout``); they act on its outer layout.
+
+One module (past 500 lines) as ``layout.hpp`` is one header: composition, complement, the
+inverses, the products and the divides are defined in terms of one another.
 """
 
 from __future__ import annotations
