@@ -1,0 +1,214 @@
+"""Checks of oracle/spec.py (the spec loader) that mutation testing found missing
+(reports/mutation/README.md).
+
+Expected values come from the loader's documented contract and from the spec files, read by hand:
+
+* every problem is a `SpecError` printed `path:line: RULE - message` (oracle/lint/base.py), and
+  `SpecErrors` prints them one a line (its docstring; the CLI prints each on stderr and exits 2).
+  A problem of the whole tree (no directory, no YAML file, a kind with no rows) names the tree
+  and line 0: no line of any file is at fault (lines are 1-based); a stray file is named itself,
+  at its first line (as the parser's whole-file errors, SPEC-SIZE and SPEC-YAML "cannot read",
+  are);
+* a spec tree holds only *.yaml spec files and *.md notes; Python's `__pycache__` folders and
+  hidden files (a `.gitignore`, an editor's swap file) are not part of it and are passed over;
+* each row carries its file's `source` block (oracle/records.py: `Row.source`);
+  spec/wgmma/element_types.yaml states `document: NVIDIA PTX ISA`, `ptx_isa_version: "9.0"`,
+  `anchor: fundamental-types` and pins `row_count: 13`;
+* `spec_sha256` hashes each YAML file's relative path and bytes, in sorted order (worked here
+  with hashlib on a hand-made tree).
+
+Scratch specs are the bundled spec copied to tmp_path with one thing changed, as in
+test_spec_scratch.py; each test calls `load_spec` itself (never the process-wide `default_spec`,
+which an earlier load may have filled).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ptxconf.oracle import records
+from ptxconf.oracle import spec as spec_mod
+from ptxconf.oracle.lint import SpecError
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, SpecErrors, load_spec, spec_sha256
+
+TYPES = "wgmma/element_types.yaml"
+STRAY = ("only *.yaml spec files (and *.md notes) belong in a spec tree; this one would be "
+         "ignored")
+
+
+@pytest.fixture
+def scratch(tmp_path: Path) -> Path:
+    """A copy of the bundled spec to edit."""
+    root = tmp_path / "spec"
+    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
+    return root
+
+
+def _refused(root: Path) -> list[SpecError]:
+    with pytest.raises(SpecErrors) as info:
+        load_spec(root)
+    return info.value.errors
+
+
+# --- SpecErrors ---------------------------------------------------------------------------------
+
+
+def test_spec_errors_print_one_problem_a_line() -> None:
+    errs = SpecErrors([SpecError("spec/a.yaml", 3, "SPEC-ID", "duplicate id 'x'"),
+                       SpecError("spec/b.yaml", 7, "SPEC-ROWS", "a row was lost")])
+    assert str(errs) == "spec/a.yaml:3: SPEC-ID - duplicate id 'x'\nspec/b.yaml:7: SPEC-ROWS - a row was lost"
+
+
+# --- the tree: missing, empty, stray files ------------------------------------------------------
+
+
+def test_a_missing_directory_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "nowhere"
+    errors = _refused(root)
+    assert errors == [SpecError(str(root), 0, "SPEC-SOURCE", "spec directory not found")]
+    assert [str(e) for e in errors] == [f"{root}:0: SPEC-SOURCE - spec directory not found"]
+
+
+def test_a_directory_without_yaml_files_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "README.md").write_text("# notes only\n")
+    errors = _refused(tmp_path)
+    assert errors == [SpecError(str(tmp_path), 0, "SPEC-SOURCE", "no *.yaml files found")]
+    assert [str(e) for e in errors] == [f"{tmp_path}:0: SPEC-SOURCE - no *.yaml files found"]
+
+
+def test_each_stray_file_is_refused_at_its_first_line(scratch: Path) -> None:
+    yml = scratch / "wgmma" / "base_offset.yml"
+    (scratch / "wgmma" / "base_offset.yaml").rename(yml)
+    txt = scratch / "cute" / "notes.txt"
+    txt.write_text("a note that is not *.md\n")
+    errors = _refused(scratch)
+    assert errors == [SpecError(str(txt), 1, "SPEC-SOURCE", STRAY),
+                      SpecError(str(yml), 1, "SPEC-SOURCE", STRAY)]
+    assert str(errors[0]) == f"{txt}:1: SPEC-SOURCE - {STRAY}"
+
+
+def test_pycache_folders_and_hidden_files_are_passed_over(scratch: Path) -> None:
+    cache = scratch / "wgmma" / "__pycache__"
+    cache.mkdir()
+    (cache / "helpers.cpython-312.pyc").write_bytes(b"\x00\x01")
+    (scratch / ".gitignore").write_text("*.swp\n")
+    (scratch / "cute" / ".mma_atoms.yaml.swp").write_bytes(b"\x00")
+    spec = load_spec(scratch)
+    assert len(spec.in_file(records.ElementType, TYPES)) == 13
+
+
+def test_a_hidden_file_is_passed_over_but_a_dotted_name_is_not(scratch: Path) -> None:
+    """Hidden means the name starts with a dot; a dot inside the name makes no file hidden."""
+    stray = scratch / "wgmma" / "base_offset.yaml.bak"
+    stray.write_text("kind: base_offset_rule\n")
+    assert _refused(scratch) == [SpecError(str(stray), 1, "SPEC-SOURCE", STRAY)]
+
+
+# --- what is missing or wrong in a tree that parses ---------------------------------------------
+
+
+def test_a_missing_table_names_the_tree_and_its_kind(scratch: Path) -> None:
+    (scratch / "wgmma" / "base_offset.yaml").unlink()   # kind: base_offset_rule, its only file
+    errors = _refused(scratch)
+    assert errors == [SpecError(str(scratch), 0, "SPEC-SOURCE", "no rows of kind 'base_offset_rule': the "
+                                "schema (oracle/records.py) needs a file of this kind")]
+
+
+def test_a_row_that_breaks_the_schema_is_reported_not_built(scratch: Path) -> None:
+    """A file with lint errors gives no records: a width that is not a number is a SPEC-SCHEMA
+    problem of that file, not a crash while building its rows."""
+    path = scratch / TYPES
+    text = path.read_text()
+    assert "  - id: f16\n    width_bits: 16\n" in text
+    path.write_text(text.replace("  - id: f16\n    width_bits: 16\n",
+                                 "  - id: f16\n    width_bits: sixteen\n", 1))
+    errors = _refused(scratch)
+    assert errors, "a bad width must be refused"
+    assert {(e.path, e.rule) for e in errors} == {(str(path), "SPEC-SCHEMA")}
+    assert any("width_bits" in e.message for e in errors)
+
+
+# --- the records built ----------------------------------------------------------------------------
+
+
+def test_each_row_carries_its_files_source_block() -> None:
+    spec = load_spec(DEFAULT_SPEC_DIR)
+    rows = spec.in_file(records.ElementType, TYPES)
+    assert len(rows) == 13                                  # source.row_count: 13
+    src = rows[0].source
+    assert isinstance(src, records.Source)
+    assert (src.document, src.ptx_isa_version, src.anchor, src.row_count) == (
+        "NVIDIA PTX ISA", "9.0", "fundamental-types", 13)
+    assert all(r.source == src for r in rows[1:])
+    assert (rows[0].id, rows[0].file) == ("f16", TYPES)
+
+
+def test_in_file_keeps_only_that_files_rows() -> None:
+    spec = load_spec(DEFAULT_SPEC_DIR)
+    rows = spec.in_file(records.ElementType, TYPES)
+    assert len(rows) == 13 and {r.file for r in rows} == {TYPES}
+    assert spec.in_file(records.ElementType, "wgmma/base_offset.yaml") == ()
+
+
+# --- Spec: lookups and memo -----------------------------------------------------------------------
+
+
+def test_get_names_the_kind_the_id_and_how_many_rows_it_found() -> None:
+    spec = Spec(Path("scratch"), (records.ElementType(id="a", width_bits=8),
+                                  records.ElementType(id="a", width_bits=16),
+                                  records.ElementType(id="b", width_bits=4)))
+    assert spec.get(records.ElementType, "b").width_bits == 4
+    with pytest.raises(KeyError, match=r"element_type 'a': 2 rows"):
+        spec.get(records.ElementType, "a")
+    with pytest.raises(KeyError, match=r"element_type 'f99': 0 rows"):
+        spec.get(records.ElementType, "f99")
+
+
+def test_memo_keeps_one_value_per_key() -> None:
+    spec = Spec(Path("scratch"), ())
+    made: list[str] = []
+
+    def make(tag: str) -> str:
+        made.append(tag)
+        return tag
+
+    assert spec.memo(("offsets", 1), lambda: make("one")) == "one"
+    assert spec.memo(("offsets", 2), lambda: make("two")) == "two"
+    assert spec.memo(("offsets", 1), lambda: make("again")) == "one"
+    assert made == ["one", "two"]
+
+
+def test_iterating_a_spec_gives_its_rows_in_order() -> None:
+    rows = (records.ElementType(id="b", width_bits=4), records.ElementType(id="a", width_bits=8))
+    assert list(Spec(Path("scratch"), rows)) == list(rows)
+
+
+# --- default_spec ---------------------------------------------------------------------------------
+
+
+def test_default_spec_loads_the_bundled_spec_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spec_mod, "_DEFAULT", None)
+    first = spec_mod.default_spec()
+    assert isinstance(first, Spec)
+    assert Path(first.root) == DEFAULT_SPEC_DIR
+    assert len(first.in_file(records.ElementType, TYPES)) == 13
+    assert spec_mod.default_spec() is first
+
+
+# --- spec_sha256 ----------------------------------------------------------------------------------
+
+
+def test_spec_sha256_hashes_each_yaml_files_path_and_bytes_in_order(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "b.yaml").write_bytes(b"kind: b\n")
+    (tmp_path / "sub" / "a.yaml").write_bytes(b"kind: a\n")
+    (tmp_path / "notes.md").write_bytes(b"# not hashed\n")
+    want = hashlib.sha256(b"b.yaml\0kind: b\n" + b"sub/a.yaml\0kind: a\n").hexdigest()
+    assert spec_sha256(Spec(tmp_path, ())) == want
+    assert spec_sha256(Spec(str(tmp_path), ())) == want     # a root given as text: the same tree
+    (tmp_path / "sub" / "a.yaml").write_bytes(b"kind: A\n")
+    assert spec_sha256(Spec(tmp_path, ())) != want
