@@ -168,7 +168,7 @@ def test_an_unlisted_case_that_passes_is_left_alone() -> None:
     (hypotheses.K_SWIZZLED_LBO, "ignored"),            # "not used, assumed to be 1"
     (hypotheses.BASE_OFFSET, "absolute"),              # oracle/findings.yaml: documented: absolute
     (hypotheses.A_REGISTER_LAYOUT, "a_regs_like_d16"),  # its one reading
-])
+], ids=lambda v: v.name if isinstance(v, hypotheses.Hypothesis) else None)
 def test_no_chosen_reading_is_the_documented_one(h: hypotheses.Hypothesis, documented: str) -> None:
     assert hypotheses.reading(h, None) == documented
 
