@@ -108,6 +108,21 @@ def test_a_hidden_file_is_passed_over_but_a_dotted_name_is_not(scratch: Path) ->
     assert _refused(scratch) == [SpecError(str(stray), 1, "SPEC-SOURCE", STRAY)]
 
 
+def test_a_hidden_folder_is_passed_over_whole(scratch: Path) -> None:
+    """A spec tree kept in its own git repository: nothing under .git/ (or another hidden
+    folder, even a *.yaml copy there) is read, refused or hashed."""
+    before = spec_sha256(load_spec(scratch))
+    git = scratch / ".git"
+    (git / "refs").mkdir(parents=True)
+    (git / "HEAD").write_text("ref: refs/heads/main\n")
+    old = scratch / ".old"
+    old.mkdir()
+    (old / "base_offset.yaml").write_bytes((scratch / "wgmma" / "base_offset.yaml").read_bytes())
+    spec = load_spec(scratch)
+    assert len(spec.in_file(records.ElementType, TYPES)) == 13
+    assert spec_sha256(spec) == before
+
+
 # --- what is missing or wrong in a tree that parses ---------------------------------------------
 
 

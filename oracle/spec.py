@@ -82,8 +82,15 @@ def spec_sha256(spec: Spec) -> str:
 
 
 def spec_files(root: Path) -> list[Path]:
-    """The YAML files of a spec directory, sorted."""
-    return sorted(p for p in root.rglob("*.yaml") if p.is_file())
+    """The YAML files of a spec directory, sorted (hidden files and folders passed over)."""
+    return sorted(p for p in root.rglob("*.yaml") if p.is_file() and not _passed_over(p, root))
+
+
+def _passed_over(path: Path, root: Path) -> bool:
+    """A file no spec tree holds: hidden (a name starting with '.', or inside a hidden folder
+    such as .git/) or compiled Python (__pycache__)."""
+    parts = path.relative_to(root).parts
+    return any(part.startswith(".") or part == "__pycache__" for part in parts)
 
 
 def lint_file(path: Path, root: Path) -> tuple[RawDocument | None, list[SpecError]]:
@@ -107,7 +114,7 @@ def load_spec(root: Path | str | None = None) -> Spec:
     if not files:
         raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "no *.yaml files found")])
     strays = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix not in (".yaml", ".md")
-              and "__pycache__" not in p.parts and not p.name.startswith(".")]
+              and not _passed_over(p, root)]
     if strays:
         raise SpecErrors([SpecError(str(p), 1, "SPEC-SOURCE", "only *.yaml spec files (and *.md "
                                     "notes) belong in a spec tree; this one would be ignored")
