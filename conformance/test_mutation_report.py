@@ -42,3 +42,24 @@ def test_every_survivor_of_the_last_runs_is_explained() -> None:
                    if handling(triage, s["mutant"]) == "UNTRIAGED"
                    or handling(triage, s["mutant"]).startswith("killed")]
     assert not unexplained, f"survivors with no explanation (or meant killed): {unexplained}"
+
+
+def test_a_merged_summary_names_each_modules_own_run() -> None:
+    merge = _tool().merge_carried
+    previous = {"date": "d0", "commit": "c0", "command": "cmd0", "note": "n0",
+                "modules": {"a.py": {"score": 1.0}, "b.py": {"score": 0.5}},
+                "runs": {"a.py": {"date": "d-a", "commit": "c-a", "command": "x", "note": "y"}}}
+    now = {"date": "d1", "commit": "c1", "command": "cmd1", "note": "n1",
+           "modules": {"b.py": {"score": 0.9}}}
+    got = merge(now, previous)
+    assert got["modules"] == {"b.py": {"score": 0.9}, "a.py": {"score": 1.0}}
+    assert got["runs"] == {"b.py": {"date": "d1", "commit": "c1", "command": "cmd1", "note": "n1"},
+                           "a.py": {"date": "d-a", "commit": "c-a", "command": "x", "note": "y"}}
+
+
+def test_every_module_of_the_report_names_its_run() -> None:
+    if not (MUTATION / "summary.json").is_file():
+        pytest.skip("no reports/mutation/summary.json in this checkout")
+    summary = json.loads((MUTATION / "summary.json").read_text(encoding="utf-8"))
+    assert summary["modules"] and set(summary["runs"]) == set(summary["modules"])
+    assert all(run.get("date") and run.get("commit") for run in summary["runs"].values())

@@ -16,9 +16,9 @@ ahead of the editable install's finder).
 Writes a summary (per module: mutants, killed, survived, timeout, score; each survivor with its
 diff on one line) to reports/mutation/summary.json. The staging tree is `.mutmut-stage/`
 (ignored); it is built anew each run unless `--keep` (then mutmut reuses its earlier results).
-`--merge` keeps, from the summary already there, every module this staging tree has not run
-(listed under `carried`, with the date and commit of the summary it came from), so a run of new
-modules alone does not drop the others' results.
+`--merge` keeps, from the summary already there, every module this staging tree has not run, so
+a run of some modules does not drop the others' results; `runs` names, for every module, the
+run (date, commit, command, note) its figures come from.
 """
 
 from __future__ import annotations
@@ -246,19 +246,22 @@ def write_readme_tables(summary: dict) -> None:
     README.write_text(_replace_between(text, BEGIN, END, render(summary, first, triage)))
 
 
+def this_run(summary: dict) -> dict:
+    """Where and how this summary's own run was made, as a `runs` entry."""
+    return {k: summary.get(k) for k in ("date", "commit", "command", "note")}
+
+
 def merge_carried(summary: dict, previous: dict) -> dict:
     """`summary` with every module of `previous` it lacks (not run in this staging tree) carried
-    over unchanged, each named under `carried` with the run it came from."""
-    carried = {}
+    over unchanged; `runs` names, for every module, the run its figures come from."""
+    runs = {path: this_run(summary) for path in summary["modules"]}
+    earlier = {**previous.get("carried", {}), **previous.get("runs", {})}
     for path, mod in previous.get("modules", {}).items():
         if path in summary["modules"]:
             continue
         summary["modules"][path] = mod
-        carried[path] = previous.get("carried", {}).get(path) or {
-            "date": previous.get("date"), "commit": previous.get("commit"),
-            "command": previous.get("command")}
-    if carried:
-        summary["carried"] = carried
+        runs[path] = earlier.get(path) or this_run(previous)
+    summary["runs"] = runs
     return summary
 
 
@@ -306,6 +309,8 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarize(shown, args.source, args.note)
     if args.merge and args.summary.exists():
         summary = merge_carried(summary, json.loads(args.summary.read_text()))
+    else:
+        summary["runs"] = {path: this_run(summary) for path in summary["modules"]}
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(json.dumps(summary, indent=1) + "\n")
     for path, mod in summary["modules"].items():
