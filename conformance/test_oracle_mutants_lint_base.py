@@ -8,6 +8,7 @@ test (lines counted by hand, 1-based); none is computed by the linter.
 
 from __future__ import annotations
 
+import io
 import typing
 from pathlib import Path
 
@@ -384,3 +385,13 @@ def test_id_rule_alone_on_a_hand_made_document() -> None:
         "h.yaml:6: SPEC-ID - id 'a b': only letters, digits, '_', '.', '-'",
     ]
     assert SpecError("p", 2, "R", "m").__str__() == "p:2: R - m"
+
+
+def test_a_spec_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """YAML text is UTF-8: a locale whose default encoding is Latin-1 (simulated: pathlib asks
+    io.text_encoding for the default) must not change what is read."""
+    monkeypatch.setattr(io, "text_encoding", lambda encoding, stacklevel=2: encoding or "latin-1")
+    text = "kind: element_type\n" + SOURCE + "rows:\n  - {id: µs, width_bits: 16, kind: float}\n"
+    assert reports(tmp_path, text.encode("utf-8"), "SPEC-ID") == [
+        "4: SPEC-ID - id 'µs': only letters, digits, '_', '.', '-'"]
