@@ -173,6 +173,18 @@ def test_sets_and_ordered_maps_are_built_whole(tmp_path: Path) -> None:
         "2: SPEC-SOURCE - source.document: expected a non-empty string, got [('a', 1)]"]
 
 
+@pytest.mark.parametrize(("value", "tag"), [("!!int abc", "int"), ("!!float abc", "float"),
+                                           ("!!bool maybe", "bool"), ("!!timestamp xyz", "timestamp")],
+                         ids=["int", "float", "bool", "timestamp"])
+def test_a_value_its_explicit_tag_cannot_read_is_a_yaml_error_on_its_line(
+        tmp_path: Path, value: str, tag: str) -> None:
+    # the safe constructor raised ValueError / KeyError / AttributeError here: a traceback
+    text = "kind: element_type\n" + SOURCE + f"rows:\n  - id: f16\n    width_bits: {value}\n"
+    word = value.split()[1]
+    assert refusal(tmp_path, text) == (f"5: SPEC-YAML - malformed YAML: cannot read {word!r} as "
+                                       f"tag:yaml.org,2002:{tag}")
+
+
 def test_line_of_falls_back_to_the_rows_line() -> None:
     row = RawRow({"a": 1}, 7, {"a": 8})
     assert row.line_of("a") == 8

@@ -140,13 +140,24 @@ class _Builder:
                 return node.value
             key = (node.tag, node.value)
             if key not in self.scalars:
-                self.scalars[key] = self.safe.construct_object(node, deep=True)
+                self.scalars[key] = self._construct(node)
             return self.scalars[key]
         if node.tag == _SEQ_TAG and isinstance(node, yaml.SequenceNode):
             return [self.build(n) for n in node.value]
         if node.tag == _MAP_TAG and isinstance(node, yaml.MappingNode):
             return {self.build(k): self.build(v) for k, v in node.value}
-        return self.safe.construct_object(node, deep=True)
+        return self._construct(node)
+
+    def _construct(self, node: yaml.Node) -> Any:
+        """The safe constructor's value; a value its explicit tag cannot read (`!!int abc`,
+        `!!bool maybe`, `!!timestamp xyz`) is a YAML error at its line, not a traceback."""
+        try:
+            return self.safe.construct_object(node, deep=True)
+        except yaml.YAMLError:
+            raise
+        except (ValueError, KeyError, AttributeError, TypeError, OverflowError):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"cannot read {node.value!r} as {node.tag}", node.start_mark) from None
 
 
 def _check_events(shown: str, text: str) -> None:
