@@ -355,3 +355,42 @@ def test_a_reference_to_a_kind_with_no_rows_at_all_is_reported() -> None:
     rows = [records.WorkedExample("ex", file="w.yaml", line=3, dtype="f16")]
     assert _strs(cross_file_errors("spec", rows)) == [
         "spec/w.yaml:3: SPEC-REF - row 'ex': dtype 'f16' names no element_type row"]
+
+
+def test_references_to_rows_that_exist_are_not_reported() -> None:
+    rows = [records.ElementType("f16", file="types.yaml", line=4, width_bits=16),
+            records.ElementType("bf16", file="types.yaml", line=5, width_bits=16),
+            records.RegisterFragment("A.k16", file="frags.yaml", line=3, types=("f16", "bf16")),
+            records.WorkedExample("ex", file="w.yaml", line=3, dtype="bf16")]
+    assert cross_file_errors("spec", rows) == []
+
+
+def test_each_name_of_a_tuple_reference_is_checked() -> None:
+    rows = [records.ElementType("f16", file="types.yaml", line=4, width_bits=16),
+            records.RegisterFragment("A.k16", file="frags.yaml", line=3, types=("f16", "e4m3"))]
+    assert _strs(cross_file_errors("spec", rows)) == [
+        "spec/frags.yaml:3: SPEC-REF - row 'A.k16': types 'e4m3' names no element_type row"]
+
+
+def test_file_scoped_ids_may_repeat_and_do_not_stop_the_duplicate_check() -> None:
+    """Descriptor fields are looked up per file: the same field in two files is no duplicate,
+    and the rows after them are still checked."""
+    rows = [records.DescriptorField("lbo", file="ptx.yaml", line=3),
+            records.DescriptorField("lbo", file="cutlass.yaml", line=3),
+            records.ElementType("f16", file="a.yaml", line=4),
+            records.ElementType("f32", file="b.yaml", line=4),
+            records.ElementType("f16", file="b.yaml", line=5)]
+    assert _strs(cross_file_errors("spec", rows)) == [
+        "spec/b.yaml:5: SPEC-ID - duplicate element_type id 'f16': also a.yaml:4; ids are unique "
+        "within a kind across files"]
+
+
+def test_a_file_with_fewer_rows_than_its_pin_lost_one(tmp_path: Path) -> None:
+    two_rows = "rows:\n  - {id: a}\n  - {id: b}\n"
+    fewer = _doc(tmp_path, f"kind: element_type\nsource:\n  document: x\n  row_count: 3\n{two_rows}")
+    assert _strs(RowsRule().check(fewer)) == [
+        f"{tmp_path / 't.yaml'}:4: SPEC-ROWS - source.row_count pins 3 rows (the source's table); "
+        "the file has 2: a row was lost. Restore it, or lower the pin where the source itself "
+        "dropped it"]
+    more = _doc(tmp_path, f"kind: element_type\nsource: {{row_count: 1}}\n{two_rows}")
+    assert RowsRule().check(more) == []
