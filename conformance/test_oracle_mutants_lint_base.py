@@ -407,3 +407,13 @@ def test_a_spec_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path,
     text = "kind: element_type\n" + SOURCE + "rows:\n  - {id: µs, width_bits: 16, kind: float}\n"
     assert reports(tmp_path, text.encode("utf-8"), "SPEC-ID") == [
         "4: SPEC-ID - id 'µs': only letters, digits, '_', '.', '-'"]
+
+
+def test_a_document_keeps_its_path_relative_to_the_spec_root(tmp_path: Path) -> None:
+    # what a row's `file` and a report's spec-relative name are made of
+    folder = tmp_path / "wgmma"
+    folder.mkdir()
+    path = folder / "t.yaml"
+    path.write_text("kind: element_type\n" + SOURCE + "rows:\n  - {id: f16, width_bits: 16, kind: float}\n")
+    doc, _errors = lint_file(path, tmp_path)
+    assert doc is not None and (doc.path, doc.rel) == (str(path), "wgmma/t.yaml")
