@@ -54,9 +54,10 @@ def _strs(errors: list[SpecError]) -> list[str]:
 
 def test_every_number_word_is_read_as_its_number() -> None:
     words = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16,
-             "pair": 2, "pairs": 2, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-             "sixty": 60}
+             "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+             "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+             "nineteen": 19, "pair": 2, "pairs": 2, "twenty": 20, "thirty": 30, "forty": 40,
+             "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
     assert {w: stated_numbers(f"a {w} b") for w in words} == {w: {n} for w, n in words.items()}
 
 
@@ -69,13 +70,16 @@ def test_tens_and_units_combine_with_a_space_or_a_hyphen_in_any_case() -> None:
     assert stated_numbers("THIRTY TWO .b1") == {32, 1}
     assert stated_numbers("Four registers, Pairs") == {4, 2}
     assert stated_numbers("twenty five, thirty six, forty seven, fifty eight") == {25, 36, 47, 58}
+    assert stated_numbers("seventy-two, eighty one and ninety nine") == {72, 81, 99}
+    # a teen is one word, not a unit run on: "fourteen" is 14, never 4
+    assert stated_numbers("fourteen, seventeen, nineteen") == {14, 17, 19}
 
 
 def test_digit_runs_are_read_and_words_only_whole() -> None:
     assert stated_numbers("64B Swizzling Mode K 8x4") == {64, 8, 4}
     assert stated_numbers("m64n256k16") == {64, 256, 16}
-    # "four" inside "fourteen", "ten" inside "often", "one" inside "none" are no numbers
-    assert stated_numbers("fourteen often none attentive") == set()
+    # "ten" inside "often", "one" inside "none", "six" inside "sixth" are no numbers
+    assert stated_numbers("often none attentive sixth") == set()
     assert stated_numbers("") == set()
 
 

@@ -25,10 +25,12 @@ from ptxconf.oracle.lint.base import RawDocument, RawRow, SpecError
 
 _DIGITS = re.compile(r"\d+")
 _UNITS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-          "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "sixteen": 16,
-          "pair": 2, "pairs": 2}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60}
-_WORDS = re.compile(r"\b(?:(?P<tens>twenty|thirty|forty|fifty|sixty)(?:[ -](?P<unit>one|two|"
+          "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+          "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+          "nineteen": 19, "pair": 2, "pairs": 2}
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+         "eighty": 80, "ninety": 90}
+_WORDS = re.compile(r"\b(?:(?P<tens>" + "|".join(_TENS) + r")(?:[ -](?P<unit>one|two|"
                     r"three|four|five|six|seven|eight|nine))?|(?P<single>" + "|".join(_UNITS)
                     + r"))\b", re.I)
 
