@@ -31,7 +31,7 @@ from ptxconf.oracle.spec import Spec
 from ptxconf.results import Status
 
 from . import cute_statements
-from .cute_names import ATOM_NAME, accumulators, arch, atom_k, cpp_layout, row_layout
+from .cute_names import ATOM_NAME, accumulators, arch, atom_k, cpp_layout, row_layout, type_tokens
 
 #: A row id's prefix names the atom too: SM70_8x8x4.CLayout.f32, SM90_64x8.CLayout, SM90_64xNx16...
 _ID_PREFIX = re.compile(r"(?P<arch>SM\d+)_(?P<m>\d+)x(?P<n>\d+|N)(?:x(?P<k>\d+))?\.")
@@ -66,8 +66,7 @@ def cases(spec: Spec) -> Iterator[Case]:
 
 def _atom_types(spec: Spec, row: CuteLayout) -> None:
     """The atom name's D/A/B/C types (F32F16F16F32) are element types of the spec."""
-    m = ATOM_NAME.match(row.atom)
-    tokens = re.findall(r"[A-Z]+\d+", m["types"]) if m and m["types"] else []
+    tokens = type_tokens(row.atom)
     known = {t.id for t in spec.of(ElementType)}
     if len(tokens) != 4 or any(t.lower() not in known for t in tokens):
         raise fail(f"{row.key}: atom {row.atom!r}: types {tokens} are not four element types "

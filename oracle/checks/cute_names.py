@@ -48,10 +48,16 @@ def row_layout(row: CuteLayout) -> Layout:
     return layout
 
 
+def type_tokens(atom: str) -> list[str]:
+    """The type names an atom name spells, in order (SM70_8x8x4_F32F16F16F32_NT -> F32, F16,
+    F16, F32); none when the name does not read."""
+    m = ATOM_NAME.match(atom)
+    return re.findall(r"[A-Z]+\d+", m["types"]) if m and m["types"] else []
+
+
 def type_bits(spec: Spec, atom: str) -> dict[str, int]:
     """The element width of D, A, B and C that an atom name spells (F32F16F16F32)."""
-    m = ATOM_NAME.match(atom)
-    tokens = re.findall(r"[A-Z]+\d+", m["types"]) if m and m["types"] else []
+    tokens = type_tokens(atom)
     if len(tokens) != len(TYPE_ORDER):
         raise fail(f"atom {atom!r}: expected four types (D, A, B, C)")
     return {op: spec.element_bits(t.lower()) for op, t in zip(TYPE_ORDER, tokens, strict=True)}
@@ -98,4 +104,4 @@ def cpp_layout(text: str, where: str = "") -> Layout:
 
 
 __all__ = ["ATOM_NAME", "CPP_TOKEN", "TYPE_ORDER", "accumulators", "arch", "atom_k", "cpp_layout", "row_layout",
-           "type_bits"]
+           "type_bits", "type_tokens"]

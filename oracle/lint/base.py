@@ -153,8 +153,6 @@ class _Builder:
         `!!bool maybe`, `!!timestamp xyz`) is a YAML error at its line, not a traceback."""
         try:
             return self.safe.construct_object(node, deep=True)
-        except yaml.YAMLError:
-            raise
         except (ValueError, KeyError, AttributeError, TypeError, OverflowError):
             raise yaml.constructor.ConstructorError(
                 None, None, f"cannot read {node.value!r} as {node.tag}", node.start_mark) from None
