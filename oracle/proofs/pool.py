@@ -1,74 +1,90 @@
 """Claims proved in worker processes, so that the proofs neither wait on one core nor share
 this interpreter's lock with the rest of a run.
 
-`ProofPool.start(spec, ids, timeout_s, workers)` hands every named claim to a pool of worker
-processes at once; each worker loads the spec from its folder once and proves claims by id in
-a fresh Z3 context, exactly as `runner.prove` does in this process. `result(id)` waits for one
-claim's answer. A signal (`ptxconf.interrupts`) or `close()` ends the wait; a worker lost to a
-crash is noticed when no answer has come for a claim's whole budget and more, and its claims
-come back `unknown` (never passing). The workers ignore SIGINT: the run that owns them stops
-them (`close()` terminates the pool).
+`ProofPool.start(spec, ids, timeout_s, workers)` starts `workers` processes; each loads the
+spec from its folder once, says it is ready, then proves claims by id, one at a time, in a
+fresh Z3 context, exactly as `runner.prove` does in this process. A dispatcher thread here
+hands each ready worker the next claim and collects the answers; `result(id)` waits for one.
+
+Every worker talks over its own pipe: no lock is shared between processes, so a worker that
+dies (SIGKILL, the OOM killer, a crash in Z3's native code) cannot wedge the others or this
+process, as a `multiprocessing.Pool` worker killed while holding its queue's lock does. A
+worker that dies takes only the claim it held: that claim comes back `ProofLost` (UNKNOWN,
+never a pass) and a new worker takes its place. A worker that holds one claim past its budget
+and `LOST_AFTER_EXTRA_S` more (stopped, wedged) is killed the same way. A signal
+(`ptxconf.interrupts`) or `close()` ends every wait. Workers ignore SIGINT (the run that owns
+them stops them) and end by themselves when their pipe to it closes.
 """
 
 from __future__ import annotations
 
+import collections
 import multiprocessing as mp
-import os
+import pickle
 import signal
 import threading
 import time
 from collections.abc import Sequence
-from multiprocessing.pool import AsyncResult, Pool
+from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
+from ptxconf.oracle.proofs.runner import ProofResult, prove
 from ptxconf.oracle.spec import Spec
 
-#: How long past a claim's budget the pool may go without any answer before its
-#: unanswered claims are given up as lost (a worker that crashed takes its claim with it).
+#: How long past a claim's budget one worker may hold it before it is killed and the claim
+#: given up as lost.
 LOST_AFTER_EXTRA_S = 30.0
-#: How often a waiting case looks for a signal or a closed pool.
+#: How often a waiting case, and the dispatcher, look for a signal, a closed pool or a
+#: worker over its budget.
 POLL_S = 0.2
-#: How often a worker looks whether the process that started it is still there.
-OWNER_POLL_S = 1.0
+#: How long a worker may take to start and load the spec before it is given up.
+START_S = 120.0
 
-_claims: dict[str, Claim] = {}
-_broken: list[str] = []
-_timeout_s = 0.0
+_READY = "ready"
 
 
-def _init(spec_root: str, timeout_s: float, owner_pid: int) -> None:
-    """A worker: the spec's claims by id, loaded once; Ctrl-C is its owner's to handle, and it
-    ends by itself when its owner is gone (killed with SIGKILL, say: nobody terminates it)."""
-    global _timeout_s
+class ProofLost(Exception):
+    """A claim's worker went away (or the pool was closed) before it answered."""
+
+
+class WorkerError(RuntimeError):
+    """A worker could not prove a claim for a reason its own exception cannot carry here."""
+
+
+def _serve(conn: Connection, spec_root: str, timeout_s: float) -> None:
+    """A worker: load the spec's claims once, say ready, then answer `(id, result, exception)`
+    for each claim id received until the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    threading.Thread(target=_watch_owner, args=(owner_pid,), daemon=True).start()
-    _timeout_s = timeout_s
+    claims: dict[str, Any] = {}
+    broken = ""
     try:
         from ptxconf.oracle.proofs.claims import all_claims
         from ptxconf.oracle.spec import load_spec
 
-        _claims.update((c.id, c) for c in all_claims(load_spec(spec_root)))
+        claims = {c.id: c for c in all_claims(load_spec(spec_root))}
     except Exception as exc:  # noqa: BLE001 - told with every claim (a worker that died here
-        _broken.append(f"{type(exc).__name__}: {exc}")  # would be started again, forever)
-
-
-def _watch_owner(owner_pid: int) -> None:
-    while True:
-        time.sleep(OWNER_POLL_S)
-        try:
-            os.kill(owner_pid, 0)
-        except ProcessLookupError:
-            os._exit(1)
-        except PermissionError:  # a pid reused by another user's process: the owner is gone
-            os._exit(1)
-
-
-def _prove(claim_id: str) -> ProofResult:
-    if _broken:
-        raise RuntimeError(f"the proof worker could not load the spec: {_broken[0]}")
-    return prove(_claims[claim_id], timeout_s=_timeout_s)
+        broken = f"{type(exc).__name__}: {exc}"  # would be started again, forever)
+    try:
+        conn.send(_READY)
+        while True:
+            claim_id = conn.recv()
+            answer: tuple[str, ProofResult | None, Exception | None]
+            if broken:
+                answer = (claim_id, None,
+                          WorkerError(f"the proof worker could not load the spec: {broken}"))
+            else:
+                try:
+                    answer = (claim_id, prove(claims[claim_id], timeout_s=timeout_s), None)
+                except Exception as exc:  # noqa: BLE001 - the case reports it as raised
+                    answer = (claim_id, None, exc)
+            try:
+                conn.send(answer)
+            except (TypeError, AttributeError, pickle.PicklingError):  # an unpicklable error
+                conn.send((claim_id, None, WorkerError(f"{type(answer[2]).__name__}: "
+                                                       f"{answer[2]}")))
+    except (EOFError, OSError):  # the owner closed the pipe or is gone
+        return
 
 
 def context() -> Any:
@@ -79,82 +95,187 @@ def context() -> Any:
     return mp.get_context("spawn")
 
 
-class ProofLost(Exception):
-    """A claim's worker went away (or the pool was closed) before it answered."""
+class _Worker:
+    """One process, the parent's end of its pipe, and the claim it holds (if any)."""
+
+    def __init__(self, spec_root: str, timeout_s: float) -> None:
+        self.conn, child = context().Pipe()
+        self.proc = context().Process(target=_serve, args=(child, spec_root, timeout_s),
+                                      daemon=True, name="ptxconf-proof")
+        self.proc.start()
+        child.close()
+        self.ready = False
+        self.claim: str | None = None
+        self.since = time.monotonic()
+
+    def hand(self, claim_id: str) -> None:
+        self.claim, self.since = claim_id, time.monotonic()
+        self.conn.send(claim_id)
+
+    def stop(self) -> None:
+        """Kill the process (never waits on it to agree) and close the pipe."""
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join(5)
+        self.conn.close()
 
 
 class ProofPool:
-    """Worker processes proving a fixed set of claims, every one handed out at the start."""
+    """Worker processes proving a fixed set of claims, handed out one at a time as they free."""
 
-    def __init__(self, pool: Pool, pending: dict[str, AsyncResult[ProofResult]],
-                 timeout_s: float) -> None:
+    def __init__(self, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> None:
         """Use `start`."""
-        self._pool = pool
-        self._pending = pending
+        self._root = str(Path(spec.root))
         self._timeout_s = timeout_s
-        self._lock = threading.Lock()
+        self._queue = collections.deque(ids)
+        self._wanted = set(ids)
+        self._answers: dict[str, ProofResult | Exception] = {}
+        self._cond = threading.Condition()
         self._closed = False
-        self.last_answer = time.monotonic()
+        self._workers = [_Worker(self._root, timeout_s) for _ in range(workers)]
+        self._thread = threading.Thread(target=self._dispatch, daemon=True,
+                                        name="ptxconf-proof-dispatch")
 
     @classmethod
     def start(cls, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> ProofPool:
-        """Start `workers` processes and hand them every claim of `ids`, in that order (the
-        claims are many and small, so the pool balances itself)."""
-        pool = context().Pool(workers, initializer=_init,
-                              initargs=(str(Path(spec.root)), timeout_s, os.getpid()))
-        self = cls(pool, {}, timeout_s)
-        for claim_id in ids:
-            self._pending[claim_id] = pool.apply_async(_prove, (claim_id,),
-                                                       callback=self._answered,
-                                                       error_callback=self._answered)
-        pool.close()  # no more work: the workers end once the last claim is proved
+        """Start `workers` processes that will prove every claim of `ids`, in that order."""
+        self = cls(spec, ids, timeout_s, max(1, workers))
+        self._thread.start()
         return self
 
-    def _answered(self, _: object) -> None:
-        self.last_answer = time.monotonic()
+    def worker_pids(self) -> list[int]:
+        """The pids of the workers now running (for a person, or a test, to watch or kill)."""
+        with self._cond:
+            return [w.proc.pid for w in self._workers if w.proc.pid is not None]
 
     def has(self, claim_id: str) -> bool:
         """Whether this pool was handed the claim (and its answer not yet taken)."""
-        with self._lock:
-            return claim_id in self._pending
+        with self._cond:
+            return claim_id in self._wanted
 
     def result(self, claim_id: str) -> ProofResult:
-        """The claim's result, waited for; raises ProofLost when the pool was closed or no
-        answer came for too long, and `Interrupted` when the run got a signal."""
+        """The claim's result, waited for; raises ProofLost when the pool was closed or the
+        claim's worker was lost, WorkerError when the proof raised there, and `Interrupted`
+        when the run got a signal."""
         from ptxconf import interrupts
 
-        with self._lock:
-            pending = self._pending.pop(claim_id)
-            last = not self._pending
+        with self._cond:
+            self._wanted.discard(claim_id)
+            last = not self._wanted
         try:
-            while True:
-                try:
-                    return pending.get(POLL_S)
-                except mp.TimeoutError:
-                    pass
-                interrupts.check()
-                if self._closed:
-                    raise ProofLost("the proof pool was closed before this claim was proved")
-                quiet_s = time.monotonic() - self.last_answer
-                if quiet_s > self._timeout_s + LOST_AFTER_EXTRA_S:
-                    raise ProofLost(f"no proof worker answered for {quiet_s:.0f} s (a worker "
-                                    "was lost)")
+            with self._cond:
+                while claim_id not in self._answers:
+                    if self._closed:
+                        raise ProofLost("the proof pool was closed before this claim was proved")
+                    self._cond.wait(POLL_S)
+                    interrupts.check()
+                answer = self._answers.pop(claim_id)
         except BaseException:
-            # a lost worker leaves a task the pool would wait for at exit; a signal ends the run
-            self.close()
+            self.close()  # a signal ends the run: its workers go now
             raise
         finally:
             if last:
                 self.close()
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
 
     def close(self) -> None:
         """Stop every worker now (claims not yet proved are lost; their waits end; answers
         already in are still given). Closing twice is harmless."""
-        with self._lock:
+        with self._cond:
             if self._closed:
                 return
             self._closed = True
-        self._pool.terminate()
+            self._cond.notify_all()
+        if self._thread.is_alive() and self._thread is not threading.current_thread():
+            self._thread.join()
+        else:
+            self._stop_all()
+
+    # the dispatcher thread --------------------------------------------------------------
+
+    def _dispatch(self) -> None:
+        try:
+            while not self._closed and (self._queue or any(w.claim for w in self._workers)):
+                self._feed()
+                by_conn = {w.conn: w for w in self._workers}
+                by_sentinel = {w.proc.sentinel: w for w in self._workers}
+                for ready in wait([*by_conn, *by_sentinel], timeout=POLL_S):
+                    worker = by_conn.get(ready) or by_sentinel[ready]  # type: ignore[call-overload]
+                    if worker in self._workers:
+                        self._hear(worker)
+                self._watch()
+        finally:
+            self._stop_all()
+
+    def _feed(self) -> None:
+        for worker in self._workers:
+            if worker.ready and worker.claim is None and self._queue:
+                claim_id = self._queue.popleft()
+                try:
+                    worker.hand(claim_id)
+                except OSError:  # it died between answers (the sentinel tells): not this claim
+                    worker.claim = None
+                    self._queue.appendleft(claim_id)
+
+    def _hear(self, worker: _Worker) -> None:
+        """Take what the worker sent, or, when it is gone, lose its claim and replace it."""
+        try:
+            while worker.conn.poll():
+                message = worker.conn.recv()
+                if message == _READY:
+                    worker.ready = True
+                    continue
+                claim_id, proved, error = message
+                worker.claim = None
+                self._answer(claim_id, proved if error is None else error)
+            if worker.proc.is_alive():
+                self._feed()  # the next claim goes out before the waiter wakes
+                return
+        except (EOFError, OSError):
+            pass
+        self._lose(worker, f"the proof worker (pid {worker.proc.pid}) died while proving "
+                           "this claim")
+
+    def _watch(self) -> None:
+        """Kill a worker that held one claim (or took to start) for too long."""
+        now = time.monotonic()
+        for worker in list(self._workers):
+            budget = self._timeout_s + LOST_AFTER_EXTRA_S if worker.ready else START_S
+            if (worker.claim or not worker.ready) and now - worker.since > budget:
+                self._lose(worker, f"the proof worker (pid {worker.proc.pid}) gave no answer "
+                                   f"in {now - worker.since:.0f} s and was killed")
+
+    def _lose(self, worker: _Worker, why: str) -> None:
+        worker.stop()
+        self._workers.remove(worker)
+        if worker.claim is not None:
+            self._answer(worker.claim, ProofLost(why))
+        if worker.ready:
+            if self._queue:
+                self._workers.append(_Worker(self._root, self._timeout_s))
+        elif not self._workers:  # none ever started: a new one would fail the same way
+            for claim_id in self._queue:
+                self._answer(claim_id, ProofLost(why.replace("while proving this claim",
+                                                             "before it could start")))
+            self._queue.clear()
+
+    def _answer(self, claim_id: str, answer: ProofResult | Exception) -> None:
+        with self._cond:
+            self._answers[claim_id] = answer
+            self._cond.notify_all()
+
+    def _stop_all(self) -> None:
+        for worker in self._workers:
+            worker.stop()
+        with self._cond:
+            for worker in self._workers:
+                if worker.claim is not None:
+                    self._answers.setdefault(worker.claim, ProofLost(
+                        "the proof pool was closed before this claim was proved"))
+            self._closed = True
+            self._cond.notify_all()
 
 
-__all__ = ["ProofLost", "ProofPool", "context"]
+__all__ = ["ProofLost", "ProofPool", "WorkerError", "context"]
