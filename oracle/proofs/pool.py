@@ -202,7 +202,7 @@ class ProofPool:
                 by_conn = {w.conn: w for w in self._workers}
                 by_sentinel = {w.proc.sentinel: w for w in self._workers}
                 for ready in wait([*by_conn, *by_sentinel], timeout=POLL_S):
-                    worker = by_conn.get(ready) or by_sentinel[ready]  # type: ignore[call-overload]
+                    worker = by_conn.get(ready) or by_sentinel[ready]
                     if worker in self._workers:
                         self._hear(worker)
                 self._watch()
