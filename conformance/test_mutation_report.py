@@ -63,3 +63,26 @@ def test_every_module_of_the_report_names_its_run() -> None:
     summary = json.loads((MUTATION / "summary.json").read_text(encoding="utf-8"))
     assert summary["modules"] and set(summary["runs"]) == set(summary["modules"])
     assert all(run.get("date") and run.get("commit") for run in summary["runs"].values())
+
+
+def test_a_sample_is_drawn_from_the_matching_mutants_the_same_way_for_a_seed() -> None:
+    sample = _tool().sample
+    names = [f"ptxconf.oracle.m{m}.f__mutmut_{i}" for m in (1, 2) for i in range(1, 41)]
+    one = sample(names, ["ptxconf.oracle.m1.*"], 10, seed=7)
+    assert len(one) == 10 and len(set(one)) == 10
+    assert all(n.startswith("ptxconf.oracle.m1.") for n in one)
+    assert one == sample(names, ["ptxconf.oracle.m1.*"], 10, seed=7)
+    assert one != sample(names, ["ptxconf.oracle.m1.*"], 10, seed=8)
+    assert sample(names, [], 500, seed=1) == names, "a sample larger than the pool is all of it"
+
+
+def test_the_wilson_interval_solves_its_defining_equation() -> None:
+    """Each bound p of the 95% interval of k/n satisfies |k/n - p| = z*sqrt(p(1-p)/n)."""
+    wilson = _tool().wilson
+    for k, n in ((95, 100), (7, 40), (300, 300), (0, 12)):
+        for p in wilson(k, n):
+            if p in (0.0, 1.0) and k in (0, n):
+                continue  # the bound at an end is the end itself
+            assert abs(abs(k / n - p) - 1.96 * (p * (1 - p) / n) ** 0.5) < 2e-4, (k, n, p)
+        low, high = wilson(k, n)
+        assert low <= k / n <= high

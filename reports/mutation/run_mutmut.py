@@ -11,6 +11,7 @@ ahead of the editable install's finder).
 
     python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep] [--merge]
                                           [--summary PATH] [--no-run] [--tests TEST ...]
+                                          [--mutate FILE ...] [--sample N --seed S]
                                           [--] [MUTANT_GLOB ...]
 
 Writes a summary (per module: mutants, killed, survived, timeout, score; each survivor with its
@@ -19,6 +20,13 @@ diff on one line) to reports/mutation/summary.json. The staging tree is `.mutmut
 `--merge` keeps, from the summary already there, every module this staging tree has not run, so
 a run of some modules does not drop the others' results; `runs` names, for every module, the
 run (date, commit, command, note) its figures come from.
+
+`--mutate` replaces `[tool.mutmut]`'s `only_mutate` for this run (staging-tree paths, e.g.
+`ptxconf/oracle/proofs/*.py`). `--sample N --seed S` generates every mutant of those files, then
+runs a uniform random sample of N of them (`random.Random(S)`, over the mutants the globs match):
+for modules whose tests are too slow to run every mutant (the Z3 proofs, the spec mutants).
+Their summary entries say `sampled` (how many of how many, the seed) and the 95% interval of
+the score; the survivors of the sample are explained like any other.
 """
 
 from __future__ import annotations
@@ -26,9 +34,12 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import hashlib
+import fnmatch
 import io
 import json
+import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -68,18 +79,29 @@ def _from_head() -> dict[str, bytes]:
     return out
 
 
+def _replace_list(pyproject: str, key: str, items: list[str]) -> str:
+    """The staged pyproject with the list `key = [...]` of `[tool.mutmut]` replaced."""
+    key = f"{key} = ["
+    start = pyproject.index(key)
+    end = pyproject.index("\n]\n", start) + 3
+    listed = "".join(f"    {json.dumps(t)},\n" for t in items)
+    return pyproject[:start] + key + "\n" + listed + "]\n" + pyproject[end:]
+
+
 def select_tests(pyproject: str, tests: list[str]) -> str:
     """The staged pyproject's `[tool.mutmut]` with its test selection replaced by `tests` (a
     module group's own fast tests: mutmut runs, for each mutant, every selected test that
     reaches its function, so a wide selection makes every mutant slow)."""
-    key = "pytest_add_cli_args_test_selection = ["
-    start = pyproject.index(key)
-    end = pyproject.index("\n]\n", start) + 3
-    listed = "".join(f"    {json.dumps(t)},\n" for t in tests)
-    return pyproject[:start] + key + "\n" + listed + "]\n" + pyproject[end:]
+    return _replace_list(pyproject, "pytest_add_cli_args_test_selection", tests)
 
 
-def build_stage(source: str, keep: bool, tests: list[str] | None = None) -> None:
+def select_mutated(pyproject: str, files: list[str]) -> str:
+    """The staged pyproject's `[tool.mutmut]` mutating only `files` (staging-tree globs)."""
+    return _replace_list(pyproject, "only_mutate", files)
+
+
+def build_stage(source: str, keep: bool, tests: list[str] | None = None,
+                mutate: list[str] | None = None) -> None:
     """Lay the repository out under its import names in STAGE (keeping STAGE/mutants if keep)."""
     if STAGE.exists() and not keep:
         shutil.rmtree(STAGE)
@@ -98,9 +120,42 @@ def build_stage(source: str, keep: bool, tests: list[str] | None = None) -> None
         else:
             shutil.copytree(ROOT / src, STAGE / dest, ignore=_ignore, dirs_exist_ok=True)
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    (STAGE / "pyproject.toml").write_text(select_tests(text, tests) if tests else text,
+    text = select_tests(text, tests) if tests else text
+    (STAGE / "pyproject.toml").write_text(select_mutated(text, mutate) if mutate else text,
                                           encoding="utf-8")
     shutil.copy2(Path(__file__).with_name("mutmut_profile.py"), STAGE / "mutmut_profile.py")
+
+
+def generated_mutants(jobs: int) -> list[str]:
+    """Generate mutmut's mutants in STAGE (no test runs) and name every one, in a stable order."""
+    code = ("import os; from mutmut.__main__ import create_mutants; "
+            "from mutmut.mutation.trampoline import set_mutant_under_test; "
+            "from mutmut.utils.file_utils import copy_src_dir, copy_also_copy_files, "
+            "setup_source_paths; os.makedirs('mutants', exist_ok=True); "
+            "set_mutant_under_test('mutant_generation'); copy_src_dir(); copy_also_copy_files(); "
+            f"setup_source_paths(); create_mutants({jobs})")
+    subprocess.run([sys.executable, "-c", code], cwd=STAGE, check=True, capture_output=True)
+    names = []
+    for meta in sorted((STAGE / "mutants").rglob("*.py.meta")):
+        names += json.loads(meta.read_text())["exit_code_by_key"]
+    return sorted(names, key=_mutant_sort_key)
+
+
+def sample(names: list[str], globs: list[str], n: int, seed: int) -> list[str]:
+    """A uniform random sample of `n` of the named mutants the globs match (all when no glob)."""
+    pool = [m for m in names if not globs or any(fnmatch.fnmatchcase(m, g) for g in globs)]
+    chosen = random.Random(seed).sample(pool, min(n, len(pool)))
+    return sorted(chosen, key=_mutant_sort_key)
+
+
+def wilson(killed: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion `killed / n` (0..1 when n is 0)."""
+    if n == 0:
+        return 0.0, 1.0
+    p = killed / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)
 
 
 def _git(*args: str) -> str:
@@ -114,8 +169,9 @@ def _one_line(diff: str) -> str:
     return f"- {' | '.join(minus)}  + {' | '.join(plus)}"
 
 
-def summarize(argv: list[str], source: str, note: str = "") -> dict:
-    """Read mutmut's results from STAGE/mutants (run inside STAGE)."""
+def summarize(argv: list[str], source: str, note: str = "", seed: int | None = None) -> dict:
+    """Read mutmut's results from STAGE/mutants (run inside STAGE); with `seed`, the run was a
+    sample (drawn with that seed) and each module says so, with its score's 95% interval."""
     from mutmut.mutation.data import SourceFileMutationData
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
@@ -151,6 +207,9 @@ def summarize(argv: list[str], source: str, note: str = "") -> dict:
             "sha256": hashlib.sha256(source_bytes).hexdigest(),
             "survivors": survivors,
         }
+        if seed is not None:
+            modules[repo_path]["sampled"] = {"of": total, "seed": seed,
+                                             "interval_95": wilson(killed + timeout, judged)}
     return {
         "tool": f"mutmut {_version('mutmut')}",
         "command": "tox -e oracle-mutants" + (" -- " + " ".join(argv) if argv else ""),
@@ -198,6 +257,10 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
             if m:
                 out.append(f"| {name} | {m['mutants']} | {m['killed']} | {m['survived']} | "
                            f"{m['timeout']} | {m['no_tests']} | {m['score']} |")
+        if "sampled" in mod:
+            out += ["", f"A uniform random sample of {mod['mutants']} of the module's "
+                        f"{mod['sampled']['of']} mutants (seed {mod['sampled']['seed']}); the "
+                        f"score's 95% interval is {mod['sampled']['interval_95']}."]
         now = {s["mutant"]: s for s in mod["survivors"]}
         rows = {s["mutant"]: s for s in (before or {}).get("survivors", [])}
         rows.update(now)
@@ -217,16 +280,30 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
 
 
 def score_table(summary: dict) -> str:
-    """One row per module of the last runs (best score first) and the totals."""
+    """One row per module of the last runs (best score first), the totals of the modules run
+    whole, and those of the sampled ones with their score's 95% interval."""
     rows = sorted(summary["modules"].items(), key=lambda kv: (-kv[1]["score"], kv[0]))
     out = ["| module | mutants | killed | timeout | survived (all explained) | no tests | score |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    out += [f"| {path} | {m['mutants']:,} | {m['killed']:,} | {m['timeout']} | {m['survived']} | "
-            f"{m['no_tests']} | {m['score']} |" for path, m in rows]
-    tot = {k: sum(m[k] for _, m in rows) for k in ("mutants", "killed", "timeout", "survived", "no_tests")}
-    out.append(f"| **all {len(rows)}** | {tot['mutants']:,} | {tot['killed']:,} | {tot['timeout']} | "
-               f"{tot['survived']} | {tot['no_tests']} | "
-               f"{(tot['killed'] + tot['timeout']) / tot['mutants']:.4f} |")
+    for path, m in rows:
+        drawn = f" of {m['sampled']['of']:,} (sample)" if "sampled" in m else ""
+        score = f"{m['score']} ({m['sampled']['interval_95'][0]}..{m['sampled']['interval_95'][1]})" \
+            if "sampled" in m else f"{m['score']}"
+        out.append(f"| {path} | {m['mutants']:,}{drawn} | {m['killed']:,} | {m['timeout']} | "
+                   f"{m['survived']} | {m['no_tests']} | {score} |")
+    keys = ("mutants", "killed", "timeout", "survived", "no_tests")
+    for label, part in (("", [m for _, m in rows if "sampled" not in m]),
+                        ("sampled ", [m for _, m in rows if "sampled" in m])):
+        if not part:
+            continue
+        tot = {k: sum(m[k] for m in part) for k in keys}
+        hit = tot["killed"] + tot["timeout"]
+        score = f"{hit / tot['mutants']:.4f}"
+        if label:
+            low, high = wilson(hit, tot["mutants"])
+            score += f" ({low}..{high})"
+        out.append(f"| **all {len(part)}{' ' + label.strip() if label else ''}** | {tot['mutants']:,} | {tot['killed']:,} | "
+                   f"{tot['timeout']} | {tot['survived']} | {tot['no_tests']} | {score} |")
     return "\n".join(out)
 
 
@@ -293,20 +370,31 @@ def main(argv: list[str] | None = None) -> int:
                     help="rewrite the tables of reports/mutation/README.md from the summary")
     ap.add_argument("--tests", nargs="+", metavar="TEST",
                     help="run these tests (paths or node ids) instead of [tool.mutmut]'s selection")
+    ap.add_argument("--mutate", nargs="+", metavar="FILE",
+                    help="mutate these files (staging-tree globs) instead of [tool.mutmut]'s only_mutate")
+    ap.add_argument("--sample", type=int, metavar="N",
+                    help="run a uniform random sample of N of the mutants (the globs narrow the draw)")
+    ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
     ap.add_argument("mutants", nargs="*", help="mutant names or globs (e.g. 'ptxconf.oracle.descriptor.*')")
     args = ap.parse_args(argv)
 
     if not args.no_run:
-        build_stage(args.source, args.keep, args.tests)
+        build_stage(args.source, args.keep, args.tests, args.mutate)
         env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
+        names = args.mutants
+        if args.sample is not None:
+            every = generated_mutants(args.jobs)
+            names = sample(every, args.mutants, args.sample, args.seed)
+            print(f"sample: {len(names)} of {len(every)} mutants (seed {args.seed})")
         rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
-                             *args.mutants], cwd=STAGE, env=env).returncode
+                             *names], cwd=STAGE, env=env).returncode
         if rc != 0:
             print(f"mutmut run exited {rc}", file=sys.stderr)
             return rc
     os.chdir(STAGE)
     shown = [a for i, a in enumerate(argv) if a != "--note" and (i == 0 or argv[i - 1] != "--note")]
-    summary = summarize(shown, args.source, args.note)
+    summary = summarize(shown, args.source, args.note,
+                        args.seed if args.sample is not None else None)
     if args.merge and args.summary.exists():
         summary = merge_carried(summary, json.loads(args.summary.read_text()))
     else:
@@ -314,8 +402,10 @@ def main(argv: list[str] | None = None) -> int:
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(json.dumps(summary, indent=1) + "\n")
     for path, mod in summary["modules"].items():
-        print(f"{path}: {mod['mutants']} mutants, {mod['killed']} killed, {mod['survived']} survived, "
-              f"{mod['timeout']} timeout, {mod['no_tests']} no tests, score {mod['score']}")
+        drawn = f" (a sample of {mod['sampled']['of']}, 95% interval " \
+                f"{mod['sampled']['interval_95']})" if "sampled" in mod else ""
+        print(f"{path}: {mod['mutants']} mutants{drawn}, {mod['killed']} killed, {mod['survived']} "
+              f"survived, {mod['timeout']} timeout, {mod['no_tests']} no tests, score {mod['score']}")
     print(f"summary: {args.summary}")
     if args.markdown:
         write_readme_tables(summary)
