@@ -47,6 +47,9 @@ def test_count_expr_refuses_a_quotient_that_is_not_whole() -> None:
     "n",        # the variable is upper-case N
     "N*2",
     "",
+    "\u00b2",      # superscript two: a digit to str.isdigit, not a count the tables write
+    "N/\u00b2",
+    "\u0663",      # Arabic-Indic three: a decimal digit to int(), not in the tables' spelling
 ])
 def test_count_expr_refuses_what_is_not_an_integer_n_or_n_over_an_integer(expr: str) -> None:
     with pytest.raises(ValueError) as err:

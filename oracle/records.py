@@ -570,14 +570,19 @@ class CuteDslExample(Row):
     elems_per_bank_word: int | None = None
 
 
+def _decimal(text: str) -> bool:
+    """ASCII digits only ("²" and "٣" are digits to str.isdigit, not to the tables)."""
+    return text.isascii() and text.isdigit()
+
+
 def count_expr(expr: str, n: int) -> int:
     """Evaluate a count the tables write as "8", "N", "N/2" or "N/4"; ValueError if not whole."""
     text = expr.replace(" ", "")
-    if text.isdigit():
+    if _decimal(text):
         return int(text)
     if text == "N":
         return n
-    if text.startswith("N/") and text[2:].isdigit() and int(text[2:]) > 0:
+    if text.startswith("N/") and _decimal(text[2:]) and int(text[2:]) > 0:
         q, r = divmod(n, int(text[2:]))
         if r:
             raise ValueError(f"{expr} is not whole for N={n}")
