@@ -400,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         summary["runs"] = {path: this_run(summary) for path in summary["modules"]}
     args.summary.parent.mkdir(parents=True, exist_ok=True)
-    args.summary.write_text(json.dumps(summary, indent=1) + "\n")
+    args.summary.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     for path, mod in summary["modules"].items():
         drawn = f" (a sample of {mod['sampled']['of']}, 95% interval " \
                 f"{mod['sampled']['interval_95']})" if "sampled" in mod else ""
