@@ -1,0 +1,491 @@
+"""Checks of oracle/explain/readmap.py that mutation testing found missing
+(reports/mutation/README.md).
+
+Expected values come from the documented semantics, worked by hand:
+
+* spec/wgmma/matrix_descriptor.yaml: start address bits 13-0, LBO bits 29-16, SBO bits 45-32 (each
+  stores (bytes & 0x3ffff) >> 4), base offset bits 51-49 (raw), layout type bits 63-62 (none 0,
+  128B 1, 64B 2, 32B 3); every other bit is unused.
+* spec/wgmma/base_offset.yaml: the 128B/64B/32B swizzles repeat every 1024/512/256 B and their
+  base-offset field is (address >> 7) & 7; no row for the unswizzled mode.
+* spec/wgmma/canonical_layouts.yaml: K-major ((8,m),(T,2k)) with rows 16 B (none, stride T),
+  32 B (2T), 64 B (4T), 128 B (8T) apart, SBO the 8-row step; K_INTER's LBO steps across core
+  matrices along K; MN-major swizzled ((T,r,m),(8,k)) with LBO the MN step past r*T elements and
+  SBO the 8-column step along K. T = 8 for bf16 (2-byte elements). Swizzle<B,4,3>
+  (CuTe: x ^ ((x >> 3) & (((1 << B) - 1) << 4))) XORs byte-address bits 7.. into bits 4...
+* readmap.py's docstring (the H100 readings): the swizzle acts on byte addresses, the hardware
+  swizzles start + offset - (field << 7) and adds (field << 7) back; no swizzle: the field
+  changes nothing; spec/wgmma/leading_byte_offset.yaml: K-major swizzled LBO "not used, assumed to
+  be 1" (1 x 128 bits = 16 B).
+* oracle/banks.py: a core matrix's eight 16-byte row reads are one 8-thread phase; 4-byte banks,
+  32 of them: eight reads with the same address mod 128 are eight distinct words in one bank.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptxconf.oracle.algebra.swizzle import Swizzle
+from ptxconf.oracle.explain.operand import Operand
+from ptxconf.oracle.explain.readmap import (
+    Analysis,
+    Context,
+    Descriptor,
+    Suspect,
+    _first_alias,
+    analyse,
+    bank_report,
+    base_rule,
+    core_matrix_reads,
+    default_tile_base,
+    hardware_phase,
+    linear,
+    query,
+    read_map,
+    rule_field,
+    suspects,
+    wanted_phase,
+)
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, default_spec, load_spec
+
+SPEC = default_spec()
+A_K = Operand("bf16", "K", 64, 16, 16)     # operand A of an m64nNk16 bf16 wgmma, K-major
+A_MN = Operand("bf16", "MN", 64, 16, 16)
+B_MN_128 = Operand("bf16", "MN", 128, 16, 16)   # two MN repeats of the 64-element 128B row
+MODES = {"none": 0, "32B": 1, "64B": 2, "128B": 3}   # swizzle mode -> B of Swizzle<B,4,3>
+ROW, COL = np.meshgrid(np.arange(64), np.arange(16), indexing="ij")   # element (mn, k) of A_K
+
+
+def _swz(b: int, x: np.ndarray) -> np.ndarray:
+    """CuTe's Swizzle<b,4,3> on byte addresses: bits [7, 7+b) XORed into bits [4, 4+b)."""
+    return x ^ ((x >> 3) & (((1 << b) - 1) << 4))
+
+
+def _scratch(tmp_path: Path, old: str, new: str) -> Spec:
+    """The bundled spec with one edit of wgmma/matrix_descriptor.yaml."""
+    root = tmp_path / "spec"
+    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
+    path = root / "wgmma" / "matrix_descriptor.yaml"
+    text = path.read_text()
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new))
+    return load_spec(root)
+
+
+# --- the descriptor: decode, encode, text, JSON ----------------------------------------------------
+
+# start 0x2300 -> (0x2300 >> 4) = 0x230; LBO 16 -> 1; SBO 1024 -> 64; base offset 6; 128B -> 1;
+# and bit 14, between the start address (13-0) and LBO (29-16): in no field.
+VALUE = 0x230 | 1 << 16 | 64 << 32 | 6 << 49 | 1 << 62 | 1 << 14
+VALUE_HEX = "0x400c004000014230"
+
+
+def test_decode_reads_every_field_and_the_unused_bits() -> None:
+    assert f"{VALUE:#018x}" == VALUE_HEX
+    assert Descriptor.decode(SPEC, VALUE) == Descriptor(VALUE, 0x2300, 16, 1024, 6, "128B", 1 << 14)
+
+
+def test_decode_maps_each_layout_type_code_to_its_mode() -> None:
+    got = {code: Descriptor.decode(SPEC, code << 62).swizzle for code in range(4)}
+    assert got == {0: "none", 1: "128B", 2: "64B", 3: "32B"}
+
+
+def test_a_layout_type_code_the_spec_does_not_define_is_refused(tmp_path: Path) -> None:
+    """A spec whose layout-type field lists no 32B code: code 3 selects nothing."""
+    spec = _scratch(tmp_path, "codes: {none: 0, 128B: 1, 64B: 2, 32B: 3}",
+                    "codes: {none: 0, 128B: 1, 64B: 2}")
+    with pytest.raises(ValueError) as err:
+        Descriptor.decode(spec, 3 << 62)
+    assert str(err.value) == "descriptor 0xc000000000000000: layout-type code 3 selects no swizzle mode"
+
+
+def test_text_is_the_value_and_the_fields() -> None:
+    assert Descriptor.decode(SPEC, VALUE).text() == (
+        f"{VALUE_HEX} (start 0x2300, LBO 16 B, SBO 1024 B, base_offset 6, 128B)")
+
+
+def test_as_dict_is_the_json_contract() -> None:
+    d = Descriptor.decode(SPEC, VALUE).as_dict()
+    assert d == {"value": VALUE_HEX, "start_address": 0x2300, "lbo": 16, "sbo": 1024,
+                 "base_offset": 6, "swizzle": "128B", "unused_bits": "0x4000"}
+    assert list(d) == ["value", "start_address", "lbo", "sbo", "base_offset", "swizzle",
+                       "unused_bits"]
+
+
+def test_bit_fields_give_each_fields_bits_raw_value_and_shift() -> None:
+    got = Descriptor.decode(SPEC, VALUE).bit_fields(SPEC)
+    assert got == {
+        "start_address": {"bits": [13, 0], "raw": 0x230, "shift": 4, "spec_id": "start_address"},
+        "lbo": {"bits": [29, 16], "raw": 1, "shift": 4, "spec_id": "leading_byte_offset"},
+        "sbo": {"bits": [45, 32], "raw": 64, "shift": 4, "spec_id": "stride_byte_offset"},
+        "base_offset": {"bits": [51, 49], "raw": 6, "shift": 0, "spec_id": "base_offset"},
+        "swizzle": {"bits": [63, 62], "raw": 1, "shift": 0, "spec_id": "layout_type"},
+    }
+    assert list(got) == ["start_address", "lbo", "sbo", "base_offset", "swizzle"]
+
+
+def test_bit_fields_and_decode_follow_the_spec_given(tmp_path: Path) -> None:
+    """A spec that moves the base-offset field to bits 54-52: its format, not the bundled one."""
+    spec = _scratch(tmp_path, "lsb_bits: 49, width_bits: 3", "lsb_bits: 52, width_bits: 3")
+    d = Descriptor.of(spec, start_address=0, lbo=16, sbo=1024, swizzle="128B", base_offset=6)
+    assert d.value == 1 << 16 | 64 << 32 | 6 << 52 | 1 << 62
+    assert Descriptor.decode(spec, d.value) == Descriptor(d.value, 0, 16, 1024, 6, "128B", 0)
+    assert d.bit_fields(spec)["base_offset"] == {"bits": [54, 52], "raw": 6, "shift": 0,
+                                                 "spec_id": "base_offset"}
+    assert d.with_fields(spec, base_offset=3).value == 1 << 16 | 64 << 32 | 3 << 52 | 1 << 62
+
+
+def test_of_encodes_the_fields() -> None:
+    d = Descriptor.of(SPEC, start_address=0x2300, lbo=16, sbo=1024, swizzle="128B", base_offset=6)
+    assert d == Descriptor(VALUE - (1 << 14), 0x2300, 16, 1024, 6, "128B", 0)
+
+
+def test_of_without_a_base_offset_stores_field_0() -> None:
+    d = Descriptor.of(SPEC, start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
+    assert d.base_offset == 0 and d.value == 0x40 | 1 << 16 | 64 << 32 | 1 << 62
+
+
+def test_with_fields_changes_only_those_and_drops_unused_bits() -> None:
+    d = Descriptor.decode(SPEC, VALUE).with_fields(SPEC, sbo=512, swizzle="64B")
+    # SBO 512 -> 32 in bits 45-32; 64B is code 2 in bits 63-62; bit 14 dropped
+    assert d == Descriptor(0x230 | 1 << 16 | 32 << 32 | 6 << 49 | 2 << 62, 0x2300, 16, 512, 6,
+                           "64B", 0)
+
+
+def test_changed_names_the_differing_fields_in_field_order() -> None:
+    d = Descriptor.decode(SPEC, VALUE)
+    assert d.changed(d) == ()
+    assert d.changed(d.with_fields(SPEC)) == ()   # the unused bits are no field
+    assert d.changed(d.with_fields(SPEC, swizzle="64B", lbo=32, start_address=0)) == (
+        "start_address", "lbo", "swizzle")
+    assert d.changed(d.with_fields(SPEC, base_offset=0, sbo=16)) == ("sbo", "base_offset")
+
+
+# --- the base-offset rule and the phases -------------------------------------------------------
+
+
+def test_base_rule_is_the_modes_row() -> None:
+    got = {sw: (r.repeat_bytes, r.address_shift_bits, r.mask)
+           for sw in ("32B", "64B", "128B") if (r := base_rule(SPEC, sw)) is not None}
+    assert got == {"32B": (256, 7, 7), "64B": (512, 7, 7), "128B": (1024, 7, 7)}
+    assert base_rule(SPEC, "none") is None
+
+
+@pytest.mark.parametrize(("swizzle", "base", "field"), [
+    ("128B", 0x2300, 6),   # 0x2300 >> 7 = 0x46, & 7 = 6
+    ("128B", 0x400, 0),    # 8 & 7
+    ("64B", 0x180, 3),
+    ("32B", 0x80, 1),
+    ("none", 0x380, 0),    # the field is defined for swizzled layouts only
+])
+def test_rule_field_is_address_bits_9_to_7(swizzle: str, base: int, field: int) -> None:
+    assert rule_field(SPEC, swizzle, base) == field
+
+
+def _desc(start: int, swizzle: str, field: int = 0, lbo: int = 16, sbo: int = 1024) -> Descriptor:
+    return Descriptor.of(SPEC, start_address=start, lbo=lbo, sbo=sbo, swizzle=swizzle,
+                         base_offset=field)
+
+
+@pytest.mark.parametrize(("start", "swizzle", "field", "phase"), [
+    (0x2300, "128B", 0, 0x300),   # 0x2300 mod 1024
+    (0x2300, "128B", 6, 0),       # 0x2300 - 0x300 = 0x2000, a 1024-B boundary
+    (0x100, "128B", 5, 640),      # 0x100 - 0x280 = -384, mod 1024 = 640
+    (0x180, "64B", 0, 384),       # 0x180 mod 512
+    (0x180, "64B", 1, 256),       # 0x180 - 0x80
+    (0x2380, "32B", 0, 128),      # 0x2380 mod 256
+    (0x2380, "32B", 1, 0),
+])
+def test_hardware_phase_is_start_less_the_field_mod_the_repeat(start: int, swizzle: str,
+                                                             field: int, phase: int) -> None:
+    assert hardware_phase(SPEC, _desc(start, swizzle, field)) == phase
+
+
+def test_no_swizzle_has_no_phase() -> None:
+    d = _desc(0x2300, "none", 5, lbo=1024, sbo=128)
+    assert hardware_phase(SPEC, d) is None and wanted_phase(SPEC, d, 0x2000) is None
+
+
+@pytest.mark.parametrize(("start", "swizzle", "tile", "phase"), [
+    (0x2300, "128B", 0x2000, 0x300),
+    (0x2300, "128B", 0x2380, 896),    # -128 mod 1024
+    (0x2300, "64B", 0x2000, 0x100),   # 0x300 mod 512
+    (0x2300, "32B", 0x2280, 128),
+])
+def test_wanted_phase_is_start_less_the_tile_base_mod_the_repeat(start: int, swizzle: str,
+                                                                 tile: int, phase: int) -> None:
+    assert wanted_phase(SPEC, _desc(start, swizzle), tile) == phase
+
+
+@pytest.mark.parametrize(("start", "base"), [(0x2345, 0x2300), (0x80, 0x80), (0x7F, 0), (0, 0)])
+def test_default_tile_base_is_the_start_rounded_down_to_128(start: int, base: int) -> None:
+    assert default_tile_base(start) == base
+
+
+# --- the read map ---------------------------------------------------------------------------------
+
+
+def _k_major(swizzle: str, start: int, field: int, sbo: int) -> np.ndarray:
+    """A_K's addresses: rows (16 << B) B apart, 8-row groups SBO apart, j at 2j; the hardware
+    swizzles start + offset - (field << 7) and adds (field << 7) back."""
+    b = MODES[swizzle]
+    off = sbo * (ROW // 8) + (16 << b) * (ROW % 8) + 2 * COL
+    return _swz(b, start + off - (field << 7)) + (field << 7)
+
+
+@pytest.mark.parametrize(("swizzle", "start", "field"), [
+    ("128B", 0x2300, 6), ("128B", 0x2300, 0), ("128B", 0x2000, 2), ("128B", 0x100, 5),
+    ("64B", 0x2180, 3), ("64B", 0x2180, 0), ("32B", 0x2080, 1), ("32B", 0x2080, 0),
+])
+def test_k_major_swizzled_read_map(swizzle: str, start: int, field: int) -> None:
+    sbo = 8 * (16 << MODES[swizzle])   # packed: eight rows
+    d = _desc(start, swizzle, field, sbo=sbo)
+    want = _k_major(swizzle, start, field, sbo)
+    rm = read_map(SPEC, A_K, d)
+    assert rm.operand == A_K and rm.desc == d
+    assert np.array_equal(rm.addresses, want)
+    assert rm.offsets() == (want - start).tolist()
+    assert np.array_equal(linear(SPEC, A_K, swizzle).addresses(SPEC, d), want)
+
+
+def test_k_major_128b_read_map_in_words() -> None:
+    """Start 0x2300 with the rule's field 6: the pattern starts at the row, row r XORs r."""
+    rm = read_map(SPEC, A_K, _desc(0x2300, "128B", 6))
+    assert rm.offsets()[1][:9] == [144, 146, 148, 150, 152, 154, 156, 158, 128]   # 128 + (2j ^ 16)
+    assert rm.offsets()[8][0] == 1024
+    assert rm.layout == "Swizzle<3,4,3> o ((8,8),(8,2)):((64,512),(1,8))"
+
+
+def test_query_passes_the_start_in_its_repeat_and_the_field_only_where_it_acts() -> None:
+    q = query(SPEC, A_K, _desc(0x2300, "128B", 6))
+    assert (q.dtype, q.major, q.swizzle, q.mn, q.k, q.lbo_bytes, q.sbo_bytes) == (
+        "bf16", "K", "128B", 64, 16, 16, 1024)
+    assert (q.base_offset_bytes, q.base_offset_field) == (0x300, 6)
+    assert (q.swizzle_unit, q.mn_lbo_sbo_roles) == ("bytes", "as_documented")
+    none = query(SPEC, A_K, _desc(0x2300, "none", 5, lbo=1024, sbo=128))
+    assert (none.base_offset_bytes, none.base_offset_field) == (0, 0)
+
+
+def test_unswizzled_read_map_ignores_the_base_offset_field() -> None:
+    """K_INTER: rows 16 B apart, 8-row groups SBO apart, 8-element core matrices LBO apart."""
+    want = 0x2310 + 128 * (ROW // 8) + 16 * (ROW % 8) + 2 * (COL % 8) + 1024 * (COL // 8)
+    for field in (0, 5):
+        d = _desc(0x2310, "none", field, lbo=1024, sbo=128)
+        rm = read_map(SPEC, A_K, d)
+        assert np.array_equal(rm.addresses, want), field
+        assert np.array_equal(linear(SPEC, A_K, "none").addresses(SPEC, d), want), field
+        assert rm.layout == "Swizzle<0,4,3> o ((8,8),(8,2)):((8,64),(1,512))"
+
+
+def test_mn_major_read_map_steps_lbo_along_mn() -> None:
+    """MN_SW128: 64 elements (128 B) along MN a row, LBO the next 64, K rows 128 B apart, SBO
+    the next 8 K rows; the swizzle XORs the K row (address bits 9-7) into bits 6-4."""
+    i, j = np.meshgrid(np.arange(128), np.arange(16), indexing="ij")
+    off = 2 * (i % 64) + 8192 * (i // 64) + 128 * (j % 8) + 1024 * (j // 8)
+    want = 0x4000 + _swz(3, off)
+    d = _desc(0x4000, "128B", lbo=8192, sbo=1024)
+    rm = read_map(SPEC, B_MN_128, d)
+    assert np.array_equal(rm.addresses, want)
+    assert rm.offsets()[0][1] == 128 + 16 and rm.offsets()[64][0] == 8192   # (0,1): row 1 XOR 1
+    assert np.array_equal(linear(SPEC, B_MN_128, "128B").addresses(SPEC, d), want)
+
+
+# --- the search's split of a layout -------------------------------------------------------------
+
+
+def test_linear_of_k_interleaved_steps_both_strides() -> None:
+    lin = linear(SPEC, A_K, "none")
+    assert lin.swizzle == "none" and lin.swz == Swizzle(0, 4, 3)
+    assert np.array_equal(lin.base, 16 * (ROW % 8) + 2 * (COL % 8))
+    assert np.array_equal(lin.lbo_steps, COL // 8) and np.array_equal(lin.sbo_steps, ROW // 8)
+    assert lin.uses("lbo") and lin.uses("sbo")
+
+
+def test_linear_of_k_128b_takes_no_lbo_step() -> None:
+    lin = linear(SPEC, A_K, "128B")
+    assert lin.swizzle == "128B" and lin.swz == Swizzle(3, 4, 3)
+    assert np.array_equal(lin.base, 128 * (ROW % 8) + 2 * COL)
+    assert not lin.lbo_steps.any() and np.array_equal(lin.sbo_steps, ROW // 8)
+    assert not lin.uses("lbo") and lin.uses("sbo")
+
+
+def test_linear_of_mn_128b_steps_lbo_only_past_one_row() -> None:
+    """64 MN elements fill the 128B row: A_MN (mn 64) takes no LBO step, mn 128 takes one."""
+    one = linear(SPEC, A_MN, "128B")
+    assert not one.uses("lbo") and one.uses("sbo")
+    assert np.array_equal(one.base, 2 * ROW + 128 * (COL % 8))
+    assert np.array_equal(one.sbo_steps, COL // 8)
+    two = linear(SPEC, B_MN_128, "128B")
+    assert two.uses("lbo")
+    assert np.array_equal(two.lbo_steps, np.repeat(np.arange(2), 64)[:, None] + 0 * np.arange(16))
+
+
+def test_linear_is_cached_per_spec_operand_and_mode() -> None:
+    assert linear(SPEC, A_K, "64B") is linear(SPEC, A_K, "64B")
+    assert linear(SPEC, A_K, "64B") is not linear(SPEC, A_K, "32B")
+
+
+# --- is it an operand? --------------------------------------------------------------------------
+
+
+def _analysis(**kw: object) -> Analysis:
+    base: dict[str, object] = dict(injective=True, alias=None, span=(0x100, 0x180), outside=0,
+                                   first_outside=None, hw_phase=0x80, want_phase=0x80)
+    return Analysis(**(base | kw))  # type: ignore[arg-type]
+
+
+def test_analysis_errors_in_order() -> None:
+    ok = _analysis()
+    assert ok.phase_ok and ok.errors == () and ok.valid and ok.span_bytes == 0x80
+    bad = _analysis(injective=False, outside=3, want_phase=0)
+    assert not bad.phase_ok and bad.errors == ("alias", "overrun", "phase") and not bad.valid
+    assert _analysis(outside=1).errors == ("overrun",)
+    assert _analysis(injective=False).errors == ("alias",)
+    assert _analysis(hw_phase=None, want_phase=None).valid
+
+
+def test_first_alias_is_the_lowest_shared_address() -> None:
+    assert _first_alias(np.array([[9, 7], [9, 7]])) == ((0, 1), (1, 1), 7)
+    # three columns: flat 1 and 5 both read 1 -> (0, 1) and (1, 2)
+    assert _first_alias(np.array([[5, 1, 2], [3, 4, 1]])) == ((0, 1), (1, 2), 1)
+    # three elements at one address: the first two of them
+    assert _first_alias(np.array([[6, 6], [6, 2]])) == ((0, 0), (0, 1), 6)
+    assert _first_alias(np.array([[0, 4, 4, 0]])) == ((0, 0), (0, 3), 0)
+    assert _first_alias(np.array([[0, 2], [4, 6]])) is None
+
+
+def test_first_alias_is_the_first_pair_in_row_order_in_a_large_map() -> None:
+    """SBO 0's shape: 64 x 16 elements, each 8-row group reading addresses 0..127 again; the
+    first two elements at address 0 are (0, 0) and (8, 0), whatever the sort's size."""
+    addrs = np.tile(np.arange(128), 8).reshape(64, 16)
+    assert _first_alias(addrs) == ((0, 0), (8, 0), 0)
+
+
+def test_analyse_bounds_are_inclusive_of_the_last_byte() -> None:
+    """bf16 elements in [0x100, 0x140): one at 0x13e ends at 0x140 (inside), 0x140 and 0xfe are
+    outside; the first outside in row order is (0, 2)."""
+    op = Operand("bf16", "K", 2, 3, 16)
+    d = _desc(0x100, "none", lbo=1024, sbo=128)
+    inside = np.array([[0x100, 0x13E, 0x102], [0x104, 0x106, 0x108]])
+    a = analyse(SPEC, op, d, inside, Context(0x100, 0x40))
+    assert (a.outside, a.first_outside, a.span, a.injective, a.alias) == (0, None, (0x100, 0x140),
+                                                                           True, None)
+    out = np.array([[0x100, 0x13E, 0x140], [0xFE, 0x106, 0x108]])
+    a = analyse(SPEC, op, d, out, Context(0x100, 0x40))
+    assert (a.outside, a.first_outside, a.span) == (2, ((0, 2), 0x140), (0xFE, 0x142))
+    assert a.errors == ("overrun",)
+    # no allocation given: nothing is outside
+    a = analyse(SPEC, op, d, out, Context(0x100))
+    assert (a.outside, a.first_outside) == (0, None)
+
+
+def test_analyse_of_an_aliased_map() -> None:
+    op = Operand("bf16", "K", 2, 3, 16)
+    d = _desc(0x100, "none", lbo=1024, sbo=128)
+    a = analyse(SPEC, op, d, np.array([[0x100, 0x102, 0x104], [0x106, 0x102, 0x108]]),
+                Context(0x100, 0x40))
+    assert not a.injective and a.alias == ((0, 1), (1, 1), 0x102) and a.errors == ("alias",)
+
+
+def test_analyse_phases_are_the_descriptors_and_the_tiles() -> None:
+    d = _desc(0x2300, "128B")
+    addrs = read_map(SPEC, A_K, d).addresses
+    a = analyse(SPEC, A_K, d, addrs, Context(0x2000))
+    assert (a.hw_phase, a.want_phase, a.valid) == (0x300, 0x300, True)
+    a = analyse(SPEC, A_K, d, addrs, Context(0x2300))
+    assert (a.hw_phase, a.want_phase, a.errors) == (0x300, 0, ("phase",))
+
+
+LBO_WHY = "wgmma/leading_byte_offset:LBO.K.swizzled: not used, assumed to be 1"
+FIELD_WHY = ("the base-offset field is defined for swizzled layouts only "
+             "(wgmma/base_offset.yaml lists 32B, 64B, 128B)")
+
+
+@pytest.mark.parametrize("swizzle", ["32B", "64B", "128B"])
+def test_k_major_swizzled_lbo_other_than_0_or_16_is_suspect(swizzle: str) -> None:
+    got = suspects(SPEC, A_K, _desc(0, swizzle, lbo=32))
+    assert got == (Suspect("lbo", 32, 16, LBO_WHY),) and type(got[0].meant) is int   # JSON: 16
+    assert suspects(SPEC, A_K, _desc(0, swizzle, lbo=16)) == ()
+    assert suspects(SPEC, A_K, _desc(0, swizzle, lbo=0)) == ()
+    assert suspects(SPEC, A_MN, _desc(0, swizzle, lbo=32)) == ()   # MN-major: LBO used
+
+
+def test_the_base_offset_field_without_a_swizzle_is_suspect() -> None:
+    d = _desc(0, "none", 3, lbo=1024, sbo=128)
+    assert suspects(SPEC, A_K, d) == (Suspect("base_offset", 3, 0, FIELD_WHY),)
+    assert suspects(SPEC, A_K, _desc(0, "none", lbo=1024, sbo=128)) == ()
+    assert suspects(SPEC, A_K, _desc(0x180, "128B", 3)) == ()
+    a = analyse(SPEC, A_K, d, read_map(SPEC, A_K, d).addresses, Context(0))
+    assert a.suspects == (Suspect("base_offset", 3, 0, FIELD_WHY),) and a.valid
+
+
+# --- core matrices and banks ------------------------------------------------------------------------
+
+
+def test_core_matrix_reads_of_a_k_major_operand() -> None:
+    """K-major: a core matrix is 8 MN rows x 8 bf16 of K; its reads are the rows' first bytes."""
+    op = Operand("bf16", "K", 8, 16, 16)
+    i, j = np.meshgrid(np.arange(8), np.arange(16), indexing="ij")
+    got = core_matrix_reads(op, 128 * i + 2 * j, 8)
+    assert got == {(0, 0): [128 * r for r in range(8)], (0, 1): [128 * r + 16 for r in range(8)]}
+
+
+def test_core_matrix_reads_of_an_mn_major_operand() -> None:
+    """MN-major: a core matrix is 8 K rows x 8 bf16 of MN."""
+    op = Operand("bf16", "MN", 16, 8, 16)
+    i, j = np.meshgrid(np.arange(16), np.arange(8), indexing="ij")
+    got = core_matrix_reads(op, 2 * i + 128 * j, 8)
+    assert got == {(0, 0): [128 * r for r in range(8)], (1, 0): [16 + 128 * r for r in range(8)]}
+
+
+def test_core_matrix_grids_of_8_bit_elements() -> None:
+    """e4m3 (T = 16): K-major 8 x 32 is 1 x 2 core matrices (8 MN rows x 16 of K), MN-major
+    32 x 8 is 2 x 1 (8 K rows x 16 of MN); the grid follows the major-ness."""
+    i, j = np.meshgrid(np.arange(8), np.arange(32), indexing="ij")
+    got = core_matrix_reads(Operand("e4m3", "K", 8, 32, 8), 128 * i + j, 16)
+    assert got == {(0, 0): [128 * r for r in range(8)], (0, 1): [128 * r + 16 for r in range(8)]}
+    i, j = np.meshgrid(np.arange(32), np.arange(8), indexing="ij")
+    got = core_matrix_reads(Operand("e4m3", "MN", 32, 8, 8), i + 128 * j, 16)
+    assert got == {(0, 0): [128 * r for r in range(8)], (1, 0): [16 + 128 * r for r in range(8)]}
+
+
+def test_a_core_matrix_whose_row_is_not_one_chunk_is_left_out() -> None:
+    op = Operand("bf16", "K", 8, 16, 16)
+    i, j = np.meshgrid(np.arange(8), np.arange(16), indexing="ij")
+    addrs = 128 * i + 2 * j
+    addrs[7, 3] = 4096   # the last row of core matrix (0, 0) broken
+    assert list(core_matrix_reads(op, addrs, 8)) == [(0, 1)]
+    addrs[0, 9] = 4098   # the first row of (0, 1)
+    assert core_matrix_reads(op, addrs, 8) == {}
+
+
+def test_bank_report_names_the_first_worst_core_matrix() -> None:
+    """Rows 128 B apart: eight reads of one address mod 128 share four banks (degree 8); the
+    first eight rows swizzled (128B) are conflict-free, so the worst is core matrix (1, 0)."""
+    addrs = 128 * ROW + 2 * COL
+    addrs[:8] = 128 * ROW[:8] + (2 * COL[:8] ^ (ROW[:8] << 4))
+    rep = bank_report(SPEC, A_K, addrs)
+    hits = ", ".join(f"t{r}@{1024 + 128 * r:#x}" for r in range(8))
+    assert rep == {"core_matrices": 16, "worst_degree": 8, "conflicted": 14, "worst_at": [1, 0],
+                   "worst": f"phase 0, bank 0: 8 distinct words ({hits})"}
+
+
+def test_bank_report_of_a_conflict_free_operand_has_no_worst() -> None:
+    rep = bank_report(SPEC, A_K, read_map(SPEC, A_K, _desc(0, "64B", sbo=512)).addresses)
+    assert rep == {"core_matrices": 16, "worst_degree": 1, "conflicted": 0}
+    assert bank_report(SPEC, A_K, np.zeros((64, 16), dtype=np.int64)) == {
+        "core_matrices": 0, "worst_degree": 0, "conflicted": 0}
+
+
+def test_bank_report_of_a_two_way_conflict() -> None:
+    """One core matrix whose rows 0-3 and 4-7 are 16 B apart, the halves 128 B apart: rows r and
+    r + 4 share banks, degree 2; bank 0 is rows 0 (0x0) and 4 (0x80)."""
+    op = Operand("bf16", "K", 8, 8, 16)
+    i, j = np.meshgrid(np.arange(8), np.arange(8), indexing="ij")
+    rep = bank_report(SPEC, op, 16 * (i % 4) + 128 * (i // 4) + 2 * j)
+    assert rep == {"core_matrices": 1, "worst_degree": 2, "conflicted": 1, "worst_at": [0, 0],
+                   "worst": "phase 0, bank 0: 2 distinct words (t0@0x0, t4@0x80)"}
