@@ -102,7 +102,9 @@ def _unpacked(spec: Spec, op: Operand, d: Descriptor) -> int:
 
 
 def candidates(spec: Spec, op: Operand, user: Descriptor, ctx: Context) -> list[Candidate]:
-    """Every descriptor of the search space, analysed (the user's own first)."""
+    """Every descriptor of the search space, analysed: swizzle mode by swizzle mode in the spec's
+    order, each with every LBO and SBO among the user's, the compact ones and the granule, and
+    the user's and the rule's base-offset field (the user's own descriptor is among them)."""
     granule = interpret.stride_granule_bytes(spec)
     out: dict[int, Candidate] = {}
     for sw in descriptor_swizzles(spec):

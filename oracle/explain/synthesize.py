@@ -27,7 +27,7 @@ from ptxconf.oracle import canonical, facts, interpret
 from ptxconf.oracle.algebra.layout import Layout, Unit, UnitLayout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
-from ptxconf.oracle.descriptor import DescriptorError
+from ptxconf.oracle.descriptor import DescriptorError, descriptor_format
 from ptxconf.oracle.domain import descriptor_swizzles
 from ptxconf.oracle.records import SwizzleAtom, atom_name
 from ptxconf.oracle.spec import Spec
@@ -274,9 +274,11 @@ def synthesize(spec: Spec, text: str, op: Operand, *, majors: tuple[str, ...] | 
     """The descriptor(s) that read the layout, or why none can (ExplainError on bad input)."""
     ul = parse_layout(spec, text, op.dtype, swizzle_unit)
     majors = majors or (op.major,)
-    if start < 0 or start % interpret.stride_granule_bytes(spec):
+    granule = 1 << descriptor_format(spec).field("start_address").encode_shift_bits
+    if start < 0 or start % granule:
         raise ExplainError("EXPLAIN-LAYOUT", f"--start-address {start:#x}: expected a multiple "
-                           "of 16 B")
+                           f"of {granule} B (the start-address field stores it >> "
+                           f"{granule.bit_length() - 1})")
     tries: list[_Try] = []
     blocks: list[tuple[int, int]] = []
     for major in majors:
