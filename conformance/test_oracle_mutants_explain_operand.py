@@ -23,6 +23,8 @@ Expected values are worked by hand from the documents and the modules' stated co
 from __future__ import annotations
 
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,7 +32,7 @@ import pytest
 from ptxconf.oracle.explain import catalog
 from ptxconf.oracle.explain.operand import ExplainError, Operand, resolve
 from ptxconf.oracle.records import ByteOffsetDefinition, CanonicalLayout, Row
-from ptxconf.oracle.spec import default_spec
+from ptxconf.oracle.spec import default_spec, load_spec
 from ptxconf.providers import REGISTRY
 
 SPEC = default_spec()
@@ -392,3 +394,24 @@ def test_evidence_of_a_b_operand_without_its_own_case_is_a_b_case() -> None:
     assert catalog.evidence(SPEC, "EXPLAIN-STRIDE", b, "128B") == [
         "proof.layout_injective[wgmma/canonical_layouts:K_SW128]",
         f"gpu.smem_map[{N8}:B:K_SW128]"]
+
+
+def test_the_instruction_is_resolved_against_the_spec_given(tmp_path: Path) -> None:
+    """With the k16 f32 accumulator row's valid N cut to 8 * (1..4), N = 64 of a bf16 k16
+    instruction is no longer valid: resolve reads the instruction in the spec it is given, not
+    in the bundled one (where 8 * (1..32) makes N = 64 valid)."""
+    root = tmp_path / "spec"
+    shutil.copytree(SPEC.root, root)
+    path = root / "wgmma" / "register_fragments.yaml"
+    row = "{id: k16.D.f32, shape: m64nNk16"
+    text = path.read_text()
+    start = text.index(row)
+    end = text.index("\n", start)
+    assert text.count(row) == 1 and "i_max: 32" in text[start:end]
+    path.write_text(text[:start] + text[start:end].replace("i_max: 32", "i_max: 4") + text[end:])
+    instr = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
+    assert resolve(SPEC, instr=instr, operand="B").mn == 64
+    with pytest.raises(ValueError) as err:
+        resolve(load_spec(root), instr=instr, operand="B")
+    assert str(err.value) == (f"{instr}: N=64 is not a valid N for k16.f32.bf16.bf16 (valid: "
+                              "8..32 step 8, from wgmma/register_fragments:k16.D.f32)")
