@@ -20,17 +20,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from scratch_spec import edited_spec
 
 from ptxconf.oracle.descriptor import encode
 from ptxconf.oracle.explain.diagnose import candidates, check_dict, explain_descriptor
 from ptxconf.oracle.explain.operand import Operand
 from ptxconf.oracle.explain.readmap import Context, Descriptor, bank_report
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, default_spec, load_spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
 A_K = Operand("bf16", "K", 64, 16, 16)
@@ -44,13 +44,7 @@ NO_CONFLICT = {"core_matrices": 16, "worst_degree": 1, "conflicted": 0}
 
 def _scratch(tmp_path: Path, old: str, new: str) -> Spec:
     """The bundled spec with one edit of wgmma/matrix_descriptor.yaml."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    path = root / "wgmma" / "matrix_descriptor.yaml"
-    text = path.read_text()
-    assert text.count(old) == 1
-    path.write_text(text.replace(old, new))
-    return load_spec(root)
+    return edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", old, new)
 
 
 def _desc_json(value: int, start: int, lbo: int, sbo: int, base_offset: int,

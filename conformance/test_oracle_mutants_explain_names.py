@@ -26,6 +26,9 @@ from __future__ import annotations
 
 import re
 
+from test_oracle_mutants_explain_operand import REF as OPERAND_REF
+from test_oracle_mutants_explain_operand import RULE_START, SMEM_A_BF16, START_F16, UNUSED_BASE, UNUSED_LBO_BF16
+
 from ptxconf.oracle.descriptor import encode
 from ptxconf.oracle.explain import catalog, names
 from ptxconf.oracle.explain.diagnose import explain_descriptor
@@ -49,8 +52,8 @@ SBO_MN_SW = ('SBO is "offset from the first 8 columns to the next 8 columns" '
 
 # spec_ref of the rows, lines counted in the files
 REF = {
+    **OPERAND_REF,
     "LBO.K.none": "spec/wgmma/leading_byte_offset.yaml:15 (wgmma/leading_byte_offset:LBO.K.none)",
-    "LBO.K.swizzled": "spec/wgmma/leading_byte_offset.yaml:16 (wgmma/leading_byte_offset:LBO.K.swizzled)",
     "LBO.MN.swizzled": "spec/wgmma/leading_byte_offset.yaml:18 (wgmma/leading_byte_offset:LBO.MN.swizzled)",
     "SBO.K.all": "spec/wgmma/stride_byte_offset.yaml:11 (wgmma/stride_byte_offset:SBO.K.all)",
     "SBO.MN.swizzled": "spec/wgmma/stride_byte_offset.yaml:13 (wgmma/stride_byte_offset:SBO.MN.swizzled)",
@@ -60,18 +63,7 @@ REF = {
     "field.base_offset": "spec/wgmma/matrix_descriptor.yaml:20 (wgmma/matrix_descriptor:base_offset)",
     "MN_SW32": "spec/wgmma/canonical_layouts.yaml:14 (wgmma/canonical_layouts:MN_SW32)",
     "K_INTER": "spec/wgmma/canonical_layouts.yaml:17 (wgmma/canonical_layouts:K_INTER)",
-    "K_SW128": "spec/wgmma/canonical_layouts.yaml:20 (wgmma/canonical_layouts:K_SW128)",
 }
-SMEM_A_BF16 = "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:A:{}]"
-UNUSED_LBO_BF16 = "gpu.address.unused_lbo[wgmma.mma_async.sync.aligned.m64n136k16.f32.bf16.bf16:{}]"
-START_F16 = "gpu.address.start[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:{}]"
-UNUSED_BASE = "gpu.address.unused_base_offset[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:{}]"
-
-RULE_START = ("A swizzled operand whose start is not on its swizzle repeat (256/512/1024 B for "
-              "32B/64B/128B) needs the base-offset field (start >> 7) & 7: on an H100 the hardware "
-              "swizzles start + offset - (field << 7), so with the field 0 the XOR pattern follows "
-              "the absolute address, and with the field per the rule it restarts at the start's "
-              "128-byte row.")
 RULE_IGNORED = ("K-major swizzled layouts do not use LBO ('not used, assumed to be 1'; an H100 gives "
                 "the same D for any LBO); the base-offset field is defined for swizzled layouts only "
                 "(an H100 ignores it without a swizzle). A value there is a stride or a phase that "

@@ -23,16 +23,16 @@ Expected values are worked by hand from the documents and the modules' stated co
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scratch_spec import edited_spec
 
 from ptxconf.oracle.explain import catalog
 from ptxconf.oracle.explain.operand import ExplainError, Operand, resolve
-from ptxconf.oracle.records import ByteOffsetDefinition, CanonicalLayout, Row
-from ptxconf.oracle.spec import default_spec, load_spec
+from ptxconf.oracle.records import ByteOffsetDefinition, CanonicalLayout, RegisterFragment, Row
+from ptxconf.oracle.spec import default_spec
 from ptxconf.providers import REGISTRY
 
 SPEC = default_spec()
@@ -400,18 +400,15 @@ def test_the_instruction_is_resolved_against_the_spec_given(tmp_path: Path) -> N
     """With the k16 f32 accumulator row's valid N cut to 8 * (1..4), N = 64 of a bf16 k16
     instruction is no longer valid: resolve reads the instruction in the spec it is given, not
     in the bundled one (where 8 * (1..32) makes N = 64 valid)."""
-    root = tmp_path / "spec"
-    shutil.copytree(SPEC.root, root)
-    path = root / "wgmma" / "register_fragments.yaml"
-    row = "{id: k16.D.f32, shape: m64nNk16"
-    text = path.read_text()
-    start = text.index(row)
-    end = text.index("\n", start)
-    assert text.count(row) == 1 and "i_max: 32" in text[start:end]
-    path.write_text(text[:start] + text[start:end].replace("i_max: 32", "i_max: 4") + text[end:])
+    assert SPEC.get(RegisterFragment, "k16.D.f32").valid_n_values() == tuple(range(8, 257, 8))
+    row = ('{id: k16.D.f32, shape: m64nNk16, k_elems: 16, operand: D, types: [f32], registers: "N/2", '
+           'register_type: f32, elems_per_register: 1, last_index: "N/2 - 1", elements: "N/2", '
+           'figure: 149, valid_n: [{step_elems: 8, i_min: 1, i_max: 32}]')
+    cut = edited_spec(tmp_path, "wgmma/register_fragments.yaml", row,
+                      row.replace("i_max: 32", "i_max: 4"))
     instr = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
     assert resolve(SPEC, instr=instr, operand="B").mn == 64
     with pytest.raises(ValueError) as err:
-        resolve(load_spec(root), instr=instr, operand="B")
+        resolve(cut, instr=instr, operand="B")
     assert str(err.value) == (f"{instr}: N=64 is not a valid N for k16.f32.bf16.bf16 (valid: "
                               "8..32 step 8, from wgmma/register_fragments:k16.D.f32)")

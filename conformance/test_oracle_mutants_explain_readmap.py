@@ -23,11 +23,11 @@ Expected values come from the documented semantics, worked by hand:
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scratch_spec import edited_spec
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.explain.operand import Operand
@@ -50,7 +50,7 @@ from ptxconf.oracle.explain.readmap import (
     suspects,
     wanted_phase,
 )
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, default_spec, load_spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
 A_K = Operand("bf16", "K", 64, 16, 16)     # operand A of an m64nNk16 bf16 wgmma, K-major
@@ -67,13 +67,7 @@ def _swz(b: int, x: np.ndarray) -> np.ndarray:
 
 def _scratch(tmp_path: Path, old: str, new: str) -> Spec:
     """The bundled spec with one edit of wgmma/matrix_descriptor.yaml."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    path = root / "wgmma" / "matrix_descriptor.yaml"
-    text = path.read_text()
-    assert text.count(old) == 1
-    path.write_text(text.replace(old, new))
-    return load_spec(root)
+    return edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", old, new)
 
 
 # --- the descriptor: decode, encode, text, JSON ----------------------------------------------------

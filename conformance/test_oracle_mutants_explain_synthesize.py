@@ -24,12 +24,12 @@ test_oracle_mutants_explain_refusals.py, which uses the helpers here.
 
 from __future__ import annotations
 
-import shutil
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from scratch_spec import edited_spec
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.explain.operand import ExplainError, Operand
@@ -43,7 +43,7 @@ from ptxconf.oracle.explain.synthesize import (
     parse_layout,
     synthesize,
 )
-from ptxconf.oracle.spec import default_spec, load_spec
+from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
 BF16_K = Operand("bf16", "K", 64, 16, 16)       # operand A of an m64nNk16 bf16 wgmma, K-major
@@ -201,14 +201,9 @@ def test_a_start_off_the_16_byte_granule_is_an_error() -> None:
 def test_the_start_granule_is_the_start_fields_own(tmp_path: Path) -> None:
     """With the start-address field storing the address >> 5 (and LBO/SBO still >> 4), 0x10 is
     off the 32-B granule and 0x20 is on it: the start's granule is its own field's."""
-    root = tmp_path / "spec"
-    shutil.copytree(SPEC.root, root)
-    path = root / "wgmma" / "matrix_descriptor.yaml"
     start = "lsb_bits: 0, width_bits: 14, encode_shift_bits: 4, address_bits: 18"
-    text = path.read_text()
-    assert text.count(start) == 1
-    path.write_text(text.replace(start, start.replace("shift_bits: 4", "shift_bits: 5")))
-    other = load_spec(root)
+    other = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", start,
+                        start.replace("shift_bits: 4", "shift_bits: 5"))
     with pytest.raises(ExplainError) as err:
         synthesize(other, README_LAYOUT, BF16_K, start=0x10)
     assert str(err.value) == ("EXPLAIN-LAYOUT - --start-address 0x10: expected a multiple of 32 B "

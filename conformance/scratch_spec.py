@@ -1,0 +1,21 @@
+"""A copy of the bundled spec with one edit, for tests that need a spec other than the bundled one
+(a field stored with another shift, a row's valid N cut, ...): the edit must match exactly once."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, load_spec
+
+
+def edited_spec(tmp_path: Path, file: str, old: str, new: str) -> Spec:
+    """The bundled spec copied under tmp_path with `old` replaced by `new` in spec/`file`
+    (which must hold `old` exactly once), loaded."""
+    root = tmp_path / "spec"
+    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
+    path = root / file
+    text = path.read_text()
+    assert text.count(old) == 1, f"{file}: {old!r} appears {text.count(old)} times"
+    path.write_text(text.replace(old, new))
+    return load_spec(root)
