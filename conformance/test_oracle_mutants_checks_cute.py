@@ -102,8 +102,6 @@ def test_cpp_layout_reads_the_documents_spellings() -> None:
     assert cpp_layout("Layout<_128, _1>") == Layout(128, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="cpp_layout unwraps a one-mode Shape<_128> to 128; CuTe "
-                   "and notation.parse read it as the rank-1 tuple (128)")
 def test_a_one_mode_shape_is_a_rank_1_tuple_as_cute_spells_it() -> None:
     """Layout<Shape <_128>, Stride<_1>> is (128):(1), as notation.parse reads the same text."""
     text = "Layout<Shape <_128>, Stride<_1>>"

@@ -86,7 +86,7 @@ def cpp_layout(text: str, where: str = "") -> Layout:
                 items.append(item)
                 if tokens[i] == ",":
                     i += 1
-            return (tuple(items) if len(items) > 1 else items[0]), i + 1
+            return tuple(items), i + 1  # Shape<_128> is a rank-1 tuple, as in CuTe
         raise fail(f"{where}: unexpected {tok!r} in {text!r}")
 
     try:
