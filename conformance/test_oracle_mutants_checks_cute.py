@@ -22,12 +22,12 @@ Expected values are worked by hand from:
 from __future__ import annotations
 
 import dataclasses
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scratch_spec import edited_spec
 
 from ptxconf.cases import Case, execute
 from ptxconf.oracle.algebra.layout import Layout
@@ -42,7 +42,7 @@ from ptxconf.oracle.checks import (
 )
 from ptxconf.oracle.checks.cute_names import atom_k, cpp_layout
 from ptxconf.oracle.records import CuteLayout
-from ptxconf.oracle.spec import Spec, default_spec, load_spec
+from ptxconf.oracle.spec import Spec, default_spec
 from ptxconf.results import Result, Status
 
 SPEC = default_spec()
@@ -58,17 +58,6 @@ def _run(cases: Iterable[Case], case_id: str) -> Result:
     by_id = {c.id: c for c in cases}
     assert case_id in by_id, f"{case_id} not among {len(by_id)} cases"
     return execute(by_id[case_id])
-
-
-def _scratch(tmp_path: Path, rel: str, old: str, new: str) -> Spec:
-    """The bundled spec with one text edit in one file, loaded."""
-    root = tmp_path / "spec"
-    shutil.copytree(SPEC.root, root, ignore=shutil.ignore_patterns("*.md"))
-    path = root / rel
-    text = path.read_text()
-    assert text.count(old) == 1, f"{old!r} is not once in {rel}"
-    path.write_text(text.replace(old, new))
-    return load_spec(root)
 
 
 def _is(res: Result, status: Status, code: str, message: str, **fields: object) -> None:
@@ -122,7 +111,7 @@ def test_wide_patterns_hold_the_extreme_mantissas_under_every_exponent() -> None
 
 def test_an_fp8_row_whose_kind_is_not_float_fails_against_its_name(tmp_path: Path) -> None:
     """element_types.yaml e4m3 edited to `kind: signed`; the name .e4m3 states a float."""
-    spec = _scratch(tmp_path, "wgmma/element_types.yaml", "kind: float\n    exponent_bits: 4",
+    spec = edited_spec(tmp_path, "wgmma/element_types.yaml", "kind: float\n    exponent_bits: 4",
                     "kind: signed\n    exponent_bits: 4")
     res = _run(element_witness.cases(spec), "element_type.name[wgmma/element_types:e4m3]")
     _mismatch(res, "e4m3: kind", "wgmma/element_types:e4m3", "signed", "its name", "float")
@@ -144,7 +133,7 @@ def test_the_32b_alias_names_an_8x8_c_of_f32_values() -> None:
 
 def test_an_a_layout_alias_reads_its_bits_from_the_a_type(tmp_path: Path) -> None:
     """The NT ALayout's alias edited to SM70_8x4_32b: A of F32F16F16F32 is F16, 16 bits."""
-    spec = _scratch(tmp_path, "cute/mma_atoms.yaml", "alias: SM70_8x4_Col\n    role: ALayout",
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "alias: SM70_8x4_Col\n    role: ALayout",
                     "alias: SM70_8x4_32b\n    role: ALayout")
     res = _run(cute_atoms.cases(spec), f"cute.alias[{ATOMS}:SM70_8x8x4.ALayout.NT]")
     _mismatch(res, "value bits of SM70_8x4_32b", f"{ATOMS}:SM70_8x8x4.ALayout.NT", 32,
@@ -160,7 +149,7 @@ def test_the_variants_n_are_repeats_of_8_and_valid_n_at_k16() -> None:
 
 def test_a_variant_n_past_256_disagrees_with_the_fragment_table(tmp_path: Path) -> None:
     """N = 264 added: a repeat of 8, but k16.D.f16's valid N end at 8 * 32 = 256."""
-    spec = _scratch(tmp_path, "cute/mma_atoms.yaml", "variants_n_elems: [16, 32, 64, 128, 256]",
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "variants_n_elems: [16, 32, 64, 128, 256]",
                     "variants_n_elems: [16, 32, 64, 128, 256, 264]")
     res = _run(cute_atoms.cases(spec), f"cute.variants_n[{ATOMS}:SM90_64x8.CLayout]")
     frag = "wgmma/register_fragments:k16.D.f16"
@@ -190,7 +179,7 @@ def test_the_quadpair_is_the_thrid_its_alias_names_whatever_the_row_order() -> N
 
 def test_a_quadpair_of_16_threads_fails_against_its_thrid(tmp_path: Path) -> None:
     """quadpair edited to 16 threads; SM70_8x8x4.ThrID (4,2):(1,16) has 8."""
-    spec = _scratch(tmp_path, "cute/thread_groups.yaml", "threads: 8, tile: 8x8x4",
+    spec = edited_spec(tmp_path, "cute/thread_groups.yaml", "threads: 8, tile: 8x8x4",
                     "threads: 16, tile: 8x8x4")
     res = _run(cute_atoms.cases(spec), f"cute.thread_group[{GROUPS}:quadpair]")
     _mismatch(res, "threads of a quadpair", f"{GROUPS}:quadpair", 16,
@@ -208,7 +197,7 @@ def test_the_64x8_clayout_holds_the_k16_accumulators_4_values() -> None:
 
 def test_a_codomain_that_is_not_threads_x_values_fails(tmp_path: Path) -> None:
     """SM90_64x8.CLayout's codomain edited to [64, 16]: 1024 cells, the layout maps 128 x 4."""
-    spec = _scratch(tmp_path, "cute/mma_atoms.yaml", "codomain_mn: [64, 8]", "codomain_mn: [64, 16]")
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "codomain_mn: [64, 8]", "codomain_mn: [64, 16]")
     res = _run(cute_atoms.cases(spec),
                f"cute.clayout_vs_fragment[{ATOMS}:SM90_64x8.CLayout~wgmma/register_fragments:k16.D.f16]")
     _mismatch(res, "threads x values of SM90_64x8.CLayout", f"{ATOMS}:SM90_64x8.CLayout", 1024,
@@ -228,7 +217,7 @@ def test_the_alignment_example_adds_up() -> None:
 
 def test_a_stride_in_bytes_makes_the_examples_2_bytes_per_unit_wrong(tmp_path: Path) -> None:
     """storage_rules' stride_unit edited to bytes: one byte per stride unit, the example says 2."""
-    spec = _scratch(tmp_path, "wmma/storage_rules.yaml", "stride_unit: elems}", "stride_unit: bytes}")
+    spec = edited_spec(tmp_path, "wmma/storage_rules.yaml", "stride_unit: elems}", "stride_unit: bytes}")
     _mismatch(_example(spec), "stride element bytes", EXAMPLE, 2,
               f"{RULES}:stride_unit: the stride counts bytes (f16)", 1)
 
@@ -238,7 +227,7 @@ def test_a_stride_in_bytes_makes_the_examples_2_bytes_per_unit_wrong(tmp_path: P
 def test_a_multiple_other_than_the_fragment_bytes_fails(tmp_path: Path, column: str,
                                                         what: str) -> None:
     """The example's multiple edited to 64; the alignment rule ties it to 32 fragment bytes."""
-    spec = _scratch(tmp_path, "wmma/alignment_examples.yaml", f"{column}: 32", f"{column}: 64")
+    spec = edited_spec(tmp_path, "wmma/alignment_examples.yaml", f"{column}: 32", f"{column}: 64")
     _mismatch(_example(spec), what, EXAMPLE, 64, f"{RULES}:leading_dimension_alignment", 32)
 
 
@@ -246,7 +235,7 @@ def test_a_multiple_other_than_the_fragment_bytes_fails(tmp_path: Path, column: 
 
 def test_a_fragment_of_more_elements_than_its_tile_share_fails(tmp_path: Path) -> None:
     """k16.A.f16 edited to 8 registers, a0..a15, 16 elements; 64 x 16 over 128 threads is 8."""
-    spec = _scratch(tmp_path, "wgmma/register_fragments.yaml",
+    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml",
                     'registers: "4", register_type: f16x2, elems_per_register: 2, last_index: "7", '
                     'elements: "8"',
                     'registers: "8", register_type: f16x2, elems_per_register: 2, last_index: "15", '
@@ -258,7 +247,7 @@ def test_a_fragment_of_more_elements_than_its_tile_share_fails(tmp_path: Path) -
 
 def test_k_major_only_with_imm_trans_spelled_fails(tmp_path: Path) -> None:
     """k16.f16.f16.f16 edited to k_major_only: true; imm-trans-a/b list f16, so it is not."""
-    spec = _scratch(tmp_path, "wgmma/instruction_types.yaml",
+    spec = edited_spec(tmp_path, "wgmma/instruction_types.yaml",
                     "dtype: f16, atype: f16, btype: f16, k_major_only: false",
                     "dtype: f16, atype: f16, btype: f16, k_major_only: true")
     res = _run(fragments_checks.cases(spec), "instruction.operands[wgmma/instruction_types:k16.f16.f16.f16]")

@@ -21,16 +21,15 @@ Expected values are worked by hand:
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from types import ModuleType
 
-import pytest
+from scratch_spec import edited_spec
 
 from ptxconf.cases import execute
 from ptxconf.oracle.checks import completeness, cutedsl, cutedsl_ties, figure_ties, mode_sizes
 from ptxconf.oracle.checks import smem_layouts as smem
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, default_spec, load_spec
+from ptxconf.oracle.spec import Spec, default_spec
 from ptxconf.results import Result, Status
 
 
@@ -39,23 +38,6 @@ def _run(module: ModuleType, spec: Spec, case_id: str) -> Result:
     found = [c for c in module.cases(spec) if c.id == case_id]
     assert len(found) == 1, f"{case_id}: {len(found)} cases"
     return execute(found[0])
-
-
-@pytest.fixture
-def scratch(tmp_path: Path) -> Path:
-    """A copy of the bundled spec to edit."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    return root
-
-
-def _edited(root: Path, file: str, old: str, new: str) -> Spec:
-    """The scratch spec with the one occurrence of `old` in `file` replaced by `new`."""
-    path = root / file
-    text = path.read_text()
-    assert text.count(old) == 1, f"{old!r} is not once in {file}"
-    path.write_text(text.replace(old, new))
-    return load_spec(root)
 
 
 def _expect(got: Result, status: Status, code: str, message: str, **fields: object) -> None:
@@ -98,19 +80,19 @@ def test_injective_counts_its_instantiations() -> None:
 
 # --- smem_layouts: one row edited, the failure as the report shows it --------------------------
 
-def test_atom_width_against_the_line_stride(scratch: Path) -> None:
+def test_atom_width_against_the_line_stride(tmp_path: Path) -> None:
     """MN_SW128's template with (4T,SBO) for (8T,SBO): lines 4 u128 apart at T=1, Table 38 says 8."""
-    spec = _edited(scratch, "wgmma/canonical_layouts.yaml", "(8,k)):((1,T,LBO),(8T,SBO))",
-                   "(8,k)):((1,T,LBO),(4T,SBO))")
+    spec = edited_spec(tmp_path, "wgmma/canonical_layouts.yaml", "(8,k)):((1,T,LBO),(8T,SBO))",
+                       "(8,k)):((1,T,LBO),(4T,SBO))")
     got = _run(smem, spec, "atom.canonical[wgmma/swizzle_atoms:MN_SW128]")
     witness = "stride between lines of canonical MN_SW128 at T=1"
     _expect(got, Status.FAIL, "mismatch", f"atom width (u128): Table 38 MN_SW128 says 8, {witness} gives 4",
             documented=8, derived=4, source="Table 38 MN_SW128", witness=witness)
 
 
-def test_tf32_atom_leading_extent(scratch: Path) -> None:
+def test_tf32_atom_leading_extent(tmp_path: Path) -> None:
     """"(8*(128/32))x8 = 32x8 for tf32": a row saying 16 is 8 u128 x T=4 = 32 short."""
-    spec = _edited(scratch, "wgmma/swizzle_atom_examples.yaml", "leading_elems: 32", "leading_elems: 16")
+    spec = edited_spec(tmp_path, "wgmma/swizzle_atom_examples.yaml", "leading_elems: 32", "leading_elems: 16")
     key = "wgmma/swizzle_atom_examples:MN_SW128.tf32"
     got = _run(smem, spec, f"atom.elements[{key}]")
     _expect(got, Status.FAIL, "mismatch",
@@ -118,10 +100,10 @@ def test_tf32_atom_leading_extent(scratch: Path) -> None:
             documented=16, derived=32, source=key, witness="Table 38 MN_SW128 x T=4")
 
 
-def test_lbo_extent_counts_eight_columns(scratch: Path) -> None:
+def test_lbo_extent_counts_eight_columns(tmp_path: Path) -> None:
     """LBO.MN.none "after: 8" read as 4: MN_INTER ((T,1,m),(8,k)) steps by LBO after 8 columns."""
-    spec = _edited(scratch, "wgmma/leading_byte_offset.yaml", 'after: "8", unit: columns',
-                   'after: "4", unit: columns')
+    spec = edited_spec(tmp_path, "wgmma/leading_byte_offset.yaml", 'after: "8", unit: columns',
+                       'after: "4", unit: columns')
     key, layout = "wgmma/leading_byte_offset:LBO.MN.none", "((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))"
     got = _run(smem, spec, f"offset_definition.extent[{key}]")
     _expect(got, Status.DISCREPANCY, "documents_disagree",
@@ -132,9 +114,9 @@ def test_lbo_extent_counts_eight_columns(scratch: Path) -> None:
 FIG168 = "Swizzle<0,4,3> o ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))"
 
 
-def test_figure_template_differs_from_the_table(scratch: Path) -> None:
+def test_figure_template_differs_from_the_table(tmp_path: Path) -> None:
     """Figure 168's template with (8T,LBO): the canonical table's MN_INTER has (1T,LBO)."""
-    spec = _edited(scratch, "wgmma/worked_examples.yaml", FIG168, FIG168.replace("(1T,LBO)", "(8T,LBO)"))
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", FIG168, FIG168.replace("(1T,LBO)", "(8T,LBO)"))
     got = _run(smem, spec, "worked_example.template[wgmma/worked_examples:fig168.MN.none.bf16]")
     said, table = "((T,1,m),(8,k)):((1,T,SBO),(8T,LBO))", "((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))"
     _expect(got, Status.DISCREPANCY, "documents_disagree",
@@ -142,9 +124,9 @@ def test_figure_template_differs_from_the_table(scratch: Path) -> None:
             documented=said, derived=table, source="Figure 168", witness="canonical table MN_INTER")
 
 
-def test_figure_template_swizzle_differs_from_the_table(scratch: Path) -> None:
+def test_figure_template_swizzle_differs_from_the_table(tmp_path: Path) -> None:
     """Figure 168's template under Swizzle<1,4,3>: MN_INTER's swizzle is Swizzle<0, 4, 3>."""
-    spec = _edited(scratch, "wgmma/worked_examples.yaml", FIG168, FIG168.replace("<0,4,3>", "<1,4,3>"))
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", FIG168, FIG168.replace("<0,4,3>", "<1,4,3>"))
     got = _run(smem, spec, "worked_example.template[wgmma/worked_examples:fig168.MN.none.bf16]")
     _expect(got, Status.DISCREPANCY, "documents_disagree",
             "swizzle: Figure 168 says 'Swizzle<1,4,3>', canonical table MN_INTER gives 'Swizzle<0,4,3>'",
@@ -152,19 +134,19 @@ def test_figure_template_swizzle_differs_from_the_table(scratch: Path) -> None:
             witness="canonical table MN_INTER")
 
 
-def test_figure_exact_layout_swizzle_differs_from_the_table(scratch: Path) -> None:
+def test_figure_exact_layout_swizzle_differs_from_the_table(tmp_path: Path) -> None:
     """Figure 168's exact layout under Swizzle<1,4,3>: its layout part is still the template's."""
-    spec = _edited(scratch, "wgmma/worked_examples.yaml", '"Swizzle<0,4,3> o ((8,1,2)',
-                   '"Swizzle<1,4,3> o ((8,1,2)')
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", '"Swizzle<0,4,3> o ((8,1,2)',
+                       '"Swizzle<1,4,3> o ((8,1,2)')
     got = _run(smem, spec, "worked_example.formula[wgmma/worked_examples:fig168.MN.none.bf16]")
     _expect(got, Status.DISCREPANCY, "documents_disagree",
             "swizzle: Figure 168 says 'Swizzle<1,4,3>', MN_INTER gives 'Swizzle<0,4,3>'",
             documented="Swizzle<1,4,3>", derived="Swizzle<0,4,3>", source="Figure 168", witness="MN_INTER")
 
 
-def test_sbo_encoding_checked_after_an_assumed_lbo(scratch: Path) -> None:
+def test_sbo_encoding_checked_after_an_assumed_lbo(tmp_path: Path) -> None:
     """Figure 167 (LBO "NA"): SBO 64 x 4 bytes >> 4 = 16, a row saying 17 is caught."""
-    spec = _edited(scratch, "wgmma/worked_examples.yaml", "sbo_u128: 16", "sbo_u128: 17")
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", "sbo_u128: 16", "sbo_u128: 17")
     got = _run(smem, spec, "worked_example.encoding[wgmma/worked_examples:fig167.K.32B.tf32]")
     _expect(got, Status.DISCREPANCY, "documents_disagree",
             "SBO encoding: Figure 167 says 17, 64 x sizeof(tf32) >> 4 gives 16", documented=17,
@@ -174,9 +156,9 @@ def test_sbo_encoding_checked_after_an_assumed_lbo(scratch: Path) -> None:
 IMM_A0 = 'id: imm-trans.A.0, convention: imm-trans, operand: A, transposed: false'
 
 
-def test_convention_reading_against_its_spelling(scratch: Path) -> None:
+def test_convention_reading_against_its_spelling(tmp_path: Path) -> None:
     """imm-trans.A.0 read as transposed: its spelling "imm-trans-a is 0" says not."""
-    spec = _edited(scratch, "wgmma/major_conventions.yaml", IMM_A0, IMM_A0.replace("false", "true"))
+    spec = edited_spec(tmp_path, "wgmma/major_conventions.yaml", IMM_A0, IMM_A0.replace("false", "true"))
     key = "wgmma/major_conventions:imm-trans.A.0"
     got = _run(smem, spec, f"major.convention[{key}]")
     witness = "the spelling 'imm-trans-a is 0'"
@@ -184,19 +166,20 @@ def test_convention_reading_against_its_spelling(scratch: Path) -> None:
             documented=True, derived=False, source=key, witness=witness)
 
 
-def test_convention_names_every_row_it_agrees_with(scratch: Path) -> None:
+def test_convention_names_every_row_it_agrees_with(tmp_path: Path) -> None:
     """blas.B.transposed moved to operand A: imm-trans.A.1 agrees with two cuBLAS rows."""
-    spec = _edited(scratch, "wgmma/major_conventions.yaml", "convention: blas, operand: B, transposed: true",
-                   "convention: blas, operand: A, transposed: true")
+    spec = edited_spec(tmp_path, "wgmma/major_conventions.yaml",
+                       "convention: blas, operand: B, transposed: true",
+                       "convention: blas, operand: A, transposed: true")
     got = _run(smem, spec, "major.convention[wgmma/major_conventions:imm-trans.A.1]")
     _expect(got, Status.PASS, "ok", "A 'imm-trans-a is 1' -> MN-major, as wgmma/major_conventions:"
             "blas.A.transposed, wgmma/major_conventions:blas.B.transposed")
 
 
-def test_blas_spelling_must_be_a_table_column(scratch: Path) -> None:
+def test_blas_spelling_must_be_a_table_column(tmp_path: Path) -> None:
     """blas.A.transposed spelled "Trans": the cuBLAS table's columns are (Non-)Transposed."""
     row = "operand: A, transposed: true, major: MN, spelled: Transposed"
-    spec = _edited(scratch, "wgmma/major_conventions.yaml", row, row.replace("Transposed", "Trans"))
+    spec = edited_spec(tmp_path, "wgmma/major_conventions.yaml", row, row.replace("Transposed", "Trans"))
     key = "wgmma/major_conventions:blas.A.transposed"
     got = _run(smem, spec, f"major.convention[{key}]")
     _expect(got, Status.FAIL, "mismatch", f"{key}: 'Trans' is not a column of the cuBLAS table")
@@ -210,10 +193,10 @@ def test_selection_case_of_sw64() -> None:
     _expect(got, Status.PASS, "ok", "512 bits, Swizzle<2,4,3>, 8 lines")
 
 
-def test_selection_constant_differs_from_the_atom(scratch: Path) -> None:
+def test_selection_constant_differs_from_the_atom(tmp_path: Path) -> None:
     """SW128's select constant as 2048: make_smem_layout_atom's branch has 1024 bits."""
-    spec = _edited(scratch, "cutedsl/atom_selection.yaml", "select_contiguous_bits: 1024",
-                   "select_contiguous_bits: 2048")
+    spec = edited_spec(tmp_path, "cutedsl/atom_selection.yaml", "select_contiguous_bits: 1024",
+                       "select_contiguous_bits: 2048")
     key = "cutedsl/atom_selection:SW128"
     got = _run(cutedsl, spec, f"cutedsl.selection[{key}]")
     source = f"{key} (get_smem_layout_atom)"
@@ -222,13 +205,13 @@ def test_selection_constant_differs_from_the_atom(scratch: Path) -> None:
             documented=2048, derived=1024, source=source, witness="make_smem_layout_atom")
 
 
-def test_mn_major_selection_builds_an_mn_atom(scratch: Path) -> None:
+def test_mn_major_selection_builds_an_mn_atom(tmp_path: Path) -> None:
     """An MN-major (32,8):(1,32) bf16 tile: 32 x 16 = 512 bits -> SW64, atom (32,8):(1,32) covers it."""
     old = ('major: K, layout: "(8, 32):(32, 1)", major_mode_size_elems: 32, '
            'major_mode_size_bits: 512, chosen: K_SW64')
     new = ('major: MN, layout: "(32, 8):(1, 32)", major_mode_size_elems: 32, '
            'major_mode_size_bits: 512, chosen: MN_SW64')
-    spec = _edited(scratch, "cutedsl/worked_examples.yaml", old, new)
+    spec = edited_spec(tmp_path, "cutedsl/worked_examples.yaml", old, new)
     got = _run(cutedsl, spec, "cutedsl.select[cutedsl/worked_examples:select.bf16.K.8x32]")
     _expect(got, Status.PASS, "ok", "32 x bf16 = 512 bits -> MN_SW64")
 
@@ -237,38 +220,37 @@ S143 = "swizzle_bits: 1, swizzle_base: 4, swizzle_shift: 3, period_units: 256"
 S143_KEY = "cutedsl/worked_examples:period.S143"
 
 
-def test_bits_of_a_swizzle_with_base_zero(scratch: Path) -> None:
+def test_bits_of_a_swizzle_with_base_zero(tmp_path: Path) -> None:
     """Swizzle<1,0,3> flips bit 0 with bit 3: "0bxxxxxxxxxxxxXxxZ", Z<-X, B+M+S = 4."""
-    path = scratch / "cutedsl/worked_examples.yaml"
-    path.write_text(path.read_text().replace(S143, S143.replace("base: 4", "base: 0")).replace(
-        'pattern_bits: 8, bit_pattern: "0bxxxxxxxxXxxZxxxx"',
-        'pattern_bits: 4, bit_pattern: "0bxxxxxxxxxxxxXxxZ"'))
-    got = _run(cutedsl, load_spec(scratch), f"cutedsl.bits[{S143_KEY}]")
+    spec = edited_spec(tmp_path, "cutedsl/worked_examples.yaml", S143, S143.replace("base: 4", "base: 0"),
+                       also=[('pattern_bits: 8, bit_pattern: "0bxxxxxxxxXxxZxxxx"',
+                              'pattern_bits: 4, bit_pattern: "0bxxxxxxxxxxxxXxxZ"')])
+    got = _run(cutedsl, spec, f"cutedsl.bits[{S143_KEY}]")
     _expect(got, Status.PASS, "ok", "Swizzle<1,0,3>: bit 0 with bit 3 (16-bit picture)")
 
 
-def test_bits_with_a_reversed_flip(scratch: Path) -> None:
+def test_bits_with_a_reversed_flip(tmp_path: Path) -> None:
     """period.S143's "Z<-X" as "X<-Z": X is bit 7, Z bit 4; Swizzle<1,4,3> flips 4 with 7."""
-    spec = _edited(scratch, "cutedsl/worked_examples.yaml", 'flips: ["Z<-X"]', 'flips: ["X<-Z"]')
+    spec = edited_spec(tmp_path, "cutedsl/worked_examples.yaml", 'flips: ["Z<-X"]', 'flips: ["X<-Z"]')
     got = _run(cutedsl, spec, f"cutedsl.bits[{S143_KEY}]")
     _expect(got, Status.DISCREPANCY, "documents_disagree",
             f"{S143_KEY}: the blog's 0bxxxxxxxxXxxZxxxx with ['X<-Z'] flips bits [(7, 4)] (target, "
             "source); Swizzle<1,4,3> flips [(4, 7)]", stated=[(7, 4)], swizzle=[(4, 7)])
 
 
-def test_bits_that_determine_the_pattern(scratch: Path) -> None:
+def test_bits_that_determine_the_pattern(tmp_path: Path) -> None:
     """"only the 8 rightmost bits": B+M+S = 1+4+3 = 8, a row saying 7 is caught."""
-    spec = _edited(scratch, "cutedsl/worked_examples.yaml", "pattern_bits: 8", "pattern_bits: 7")
+    spec = edited_spec(tmp_path, "cutedsl/worked_examples.yaml", "pattern_bits: 8", "pattern_bits: 7")
     got = _run(cutedsl, spec, f"cutedsl.bits[{S143_KEY}]")
     witness = "Swizzle<1,4,3>: B+M+S"
     _expect(got, Status.FAIL, "mismatch", f"bits that determine the pattern: {S143_KEY} says 7, "
             f"{witness} gives 8", documented=7, derived=8, source=S143_KEY, witness=witness)
 
 
-def test_atoms_the_pattern_repeats_after(scratch: Path) -> None:
+def test_atoms_the_pattern_repeats_after(tmp_path: Path) -> None:
     """tile.K_SW32.32x32: period 2^(1+4+3) = 256 over an (8,16) atom of 128: 2 atoms, not 4."""
-    spec = _edited(scratch, "cutedsl/worked_examples.yaml", "pattern_repeat_atoms: 2",
-                   "pattern_repeat_atoms: 4")
+    spec = edited_spec(tmp_path, "cutedsl/worked_examples.yaml", "pattern_repeat_atoms: 2",
+                       "pattern_repeat_atoms: 4")
     key = "cutedsl/worked_examples:tile.K_SW32.32x32"
     got = _run(cutedsl, spec, f"cutedsl.tile_to_shape[{key}]")
     witness = "256 / 128 elements per atom"
@@ -286,11 +268,11 @@ def test_example_dtype_case_of_the_selection_example() -> None:
 
 # --- figure_ties, completeness, mode_sizes -------------------------------------------------------
 
-def test_figure_assuming_a_used_lbo(scratch: Path) -> None:
+def test_figure_assuming_a_used_lbo(tmp_path: Path) -> None:
     """Figure 166 marked lbo_assumed: LBO.K.none is "used: true"."""
     old = ("lbo_u128: 16\n    sbo_u128: 8\n    lbo_assumed: false\n    encode_shift_bits: 4\n"
            "    cite: {anchor: \"Figure 166")
-    spec = _edited(scratch, "wgmma/worked_examples.yaml", old, old.replace("false", "true"))
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", old, old.replace("false", "true"))
     key = "wgmma/worked_examples:fig166.K.none.tf32"
     got = _run(figure_ties, spec, f"worked_example.lbo_assumed[{key}]")
     witness = "wgmma/leading_byte_offset:LBO.K.none (used: true)"
@@ -299,10 +281,10 @@ def test_figure_assuming_a_used_lbo(scratch: Path) -> None:
             documented=True, derived=False, source=key, witness=witness)
 
 
-def test_lbo_coverage_names_an_empty_cell(scratch: Path) -> None:
+def test_lbo_coverage_names_an_empty_cell(tmp_path: Path) -> None:
     """LBO.K.swizzled without 128B: K-major 128B has no LBO definition."""
-    spec = _edited(scratch, "wgmma/leading_byte_offset.yaml", "swizzles: [32B, 64B, 128B], used: false",
-                   "swizzles: [32B, 64B], used: false")
+    spec = edited_spec(tmp_path, "wgmma/leading_byte_offset.yaml", "swizzles: [32B, 64B, 128B], used: false",
+                       "swizzles: [32B, 64B], used: false")
     got = _run(completeness, spec, "offset_definition.coverage[byte_offset_definition:LBO]")
     _expect(got, Status.FAIL, "mismatch",
             "LBO: each major-ness and swizzle mode needs exactly one definition; K/128B: none",
