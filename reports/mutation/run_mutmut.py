@@ -280,9 +280,11 @@ def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
 
 
 def score_table(summary: dict) -> str:
-    """One row per module of the last runs (best score first), the totals of the modules run
-    whole, and those of the sampled ones with their score's 95% interval."""
-    rows = sorted(summary["modules"].items(), key=lambda kv: (-kv[1]["score"], kv[0]))
+    """One row per module of the last runs (those run whole, then the sampled ones; best score
+    first), the totals of the modules run whole, and those of the sampled ones with their
+    score's 95% interval."""
+    rows = sorted(summary["modules"].items(),
+                  key=lambda kv: ("sampled" in kv[1], -kv[1]["score"], kv[0]))
     out = ["| module | mutants | killed | timeout | survived (all explained) | no tests | score |",
            "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for path, m in rows:
