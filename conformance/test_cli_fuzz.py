@@ -5,6 +5,8 @@ fuzzed in test_cli_fuzz_run.py; bench is not fuzzed.)"""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -26,6 +28,10 @@ VALUES = ["f16", "bf16", "tf32", "e4m3", "s8", "b1", "f64", "zz", "K", "MN", "X"
           "wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16", "Swizzle<3,4,3> o 0 o (8,64):(64,1)",
           "((8,8),64):((64,512),1)", "/nonexistent/dir", "((", "Swizzle<9,9,9> o (1,1):(0,0)"]
 
+#: A refusal is argparse's or ptxconf's "...: error: ..." line, or a spec file's
+#: "path:line: RULE - message" (a --spec-dir that is not a spec tree, say).
+REFUSAL = re.compile(r"(^|\s)error: |^\S.*:\d+: [A-Z][A-Z0-9-]+ - \S")
+
 ARGV = st.tuples(st.sampled_from(COMMANDS),
                  st.lists(st.sampled_from(OPTIONS + VALUES), max_size=12)).map(
     lambda t: [*t[0], *t[1]])
@@ -42,4 +48,16 @@ def test_any_command_line_ends_cleanly(capsys: pytest.CaptureFixture[str], argv:
     assert "Traceback" not in err, (argv, err)
     assert code in (0, 1, 2), (argv, code, err)
     if code == 2:
-        assert err.count("\n") == 1 and "error" in err, (argv, err)
+        assert err.count("\n") == 1 and REFUSAL.search(err), (argv, err)
+
+
+@pytest.mark.parametrize(("line", "refusal"), [
+    ("ptxconf: error: EXPLAIN-LAYOUT - --start-address 0x8: expected a multiple of 16 B\n", True),
+    ("usage: ptxconf [-h]\nptxconf: error: argument command: invalid choice: 'x'\n", True),
+    ("f16:0: SPEC-SOURCE - spec directory not found\n", True),
+    ("spec/wgmma/x.yaml:12: SPEC-YAML - malformed YAML: cannot read 'abc'\n", True),
+    ("something went wrong\n", False),
+    ("ValueError: bad\n", False),
+])
+def test_a_refusal_line_is_recognised(line: str, refusal: bool) -> None:
+    assert bool(REFUSAL.search(line)) is refusal
