@@ -220,7 +220,10 @@ class ProofPool:
                     self._queue.appendleft(claim_id)
 
     def _hear(self, worker: _Worker) -> None:
-        """Take what the worker sent, or, when it is gone, lose its claim and replace it."""
+        """Take what the worker sent, or, when it is gone, lose its claim and replace it. The
+        next claim goes out before the answers are told, so a waiter woken by an answer finds
+        the worker already busy with the next one."""
+        answers: list[tuple[str, ProofResult | Exception]] = []
         try:
             while worker.conn.poll():
                 message = worker.conn.recv()
@@ -229,14 +232,17 @@ class ProofPool:
                     continue
                 claim_id, proved, error = message
                 worker.claim = None
-                self._answer(claim_id, proved if error is None else error)
-            if worker.proc.is_alive():
-                self._feed()  # the next claim goes out before the waiter wakes
-                return
+                answers.append((claim_id, proved if error is None else error))
+            alive = worker.proc.is_alive()
+            if alive:
+                self._feed()
         except (EOFError, OSError):
-            pass
-        self._lose(worker, f"the proof worker (pid {worker.proc.pid}) died while proving "
-                           "this claim")
+            alive = False
+        for claim_id, answer in answers:
+            self._answer(claim_id, answer)
+        if not alive:
+            self._lose(worker, f"the proof worker (pid {worker.proc.pid}) died while proving "
+                               "this claim")
 
     def _watch(self) -> None:
         """Kill a worker that held one claim (or took to start) for too long."""
