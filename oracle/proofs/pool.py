@@ -241,8 +241,7 @@ class ProofPool:
         for claim_id, answer in answers:
             self._answer(claim_id, answer)
         if not alive:
-            self._lose(worker, f"the proof worker (pid {worker.proc.pid}) died while proving "
-                               "this claim")
+            self._lose(worker, "died")
 
     def _watch(self) -> None:
         """Kill a worker that held one claim (or took to start) for too long."""
@@ -250,21 +249,22 @@ class ProofPool:
         for worker in list(self._workers):
             budget = self._timeout_s + LOST_AFTER_EXTRA_S if worker.ready else START_S
             if (worker.claim or not worker.ready) and now - worker.since > budget:
-                self._lose(worker, f"the proof worker (pid {worker.proc.pid}) gave no answer "
-                                   f"in {now - worker.since:.0f} s and was killed")
+                self._lose(worker, f"gave no answer in {now - worker.since:.0f} s and was killed")
 
-    def _lose(self, worker: _Worker, why: str) -> None:
+    def _lose(self, worker: _Worker, what: str) -> None:
+        """Stop a worker that `what` happened to ("died", ...): its claim is lost; a started
+        worker is replaced while claims are left, one that never started is not."""
         worker.stop()
         self._workers.remove(worker)
+        who = f"the proof worker (pid {worker.proc.pid}) {what}"
         if worker.claim is not None:
-            self._answer(worker.claim, ProofLost(why))
+            self._answer(worker.claim, ProofLost(f"{who} while proving this claim"))
         if worker.ready:
             if self._queue:
                 self._workers.append(_Worker(self._root, self._timeout_s))
         elif not self._workers:  # none ever started: a new one would fail the same way
             for claim_id in self._queue:
-                self._answer(claim_id, ProofLost(why.replace("while proving this claim",
-                                                             "before it could start")))
+                self._answer(claim_id, ProofLost(f"{who} before it could start"))
             self._queue.clear()
 
     def _answer(self, claim_id: str, answer: ProofResult | Exception) -> None:
