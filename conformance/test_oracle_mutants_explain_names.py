@@ -27,7 +27,15 @@ from __future__ import annotations
 import re
 
 from test_oracle_mutants_explain_operand import REF as OPERAND_REF
-from test_oracle_mutants_explain_operand import RULE_START, SMEM_A_BF16, START_F16, UNUSED_BASE, UNUSED_LBO_BF16
+from test_oracle_mutants_explain_operand import (
+    RULE_NO_FIX,
+    RULE_START,
+    SMEM_A_BF16,
+    START_F16,
+    UNUSED_BASE,
+    UNUSED_LBO_BF16,
+    a_bf16,
+)
 
 from ptxconf.oracle.descriptor import encode
 from ptxconf.oracle.explain import catalog, names
@@ -38,7 +46,6 @@ from ptxconf.oracle.explain.readmap import Analysis, Context, Descriptor, Suspec
 from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
-INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 
 # the definitions as printed (wgmma/leading_byte_offset.yaml, wgmma/stride_byte_offset.yaml)
 SBO_K = 'SBO is "The offset from the first 8 rows to the next 8 rows" (wgmma/stride_byte_offset:SBO.K.all)'
@@ -68,13 +75,6 @@ RULE_IGNORED = ("K-major swizzled layouts do not use LBO ('not used, assumed to 
                 "the same D for any LBO); the base-offset field is defined for swizzled layouts only "
                 "(an H100 ignores it without a swizzle). A value there is a stride or a phase that "
                 "was meant to do something and does nothing.")
-RULE_NO_FIX = ("None of the descriptors searched (same start; every swizzle mode; LBO/SBO among "
-               "yours, swapped, and the packed values; base-offset field 0 or per the rule) reads "
-               "the operand injectively, inside the allocation, with its pattern at the tile base.")
-
-
-def a_bf16(major: str = "K") -> Operand:
-    return resolve(SPEC, instr=INSTR, operand="A", major=major)
 
 
 def _desc(start: int = 0, lbo: int = 16, sbo: int = 1024, swizzle: str = "128B",
