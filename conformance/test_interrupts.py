@@ -21,11 +21,18 @@ from ptxconf.report import write_set
 EARLIER = {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"}
 
 
+def _cold_env(tmp_path: Path) -> dict[str, str]:
+    """Empty proof and witness caches of the test's own: the run then takes long enough (the
+    proofs and the assembler sweep are done, not read back) for a signal to land inside it."""
+    return {**os.environ, "PTXCONF_CACHE_DIR": str(tmp_path / "cache"),
+            "PTXCONF_KERNEL_CACHE": str(tmp_path / "kernels")}
+
+
 def _interrupt(tmp_path: Path, signum: int, after_s: float) -> tuple[int, str, Path]:
     out = tmp_path / "report"
     proc = subprocess.Popen([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
                              "--report-dir", str(out)], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, env=_cold_env(tmp_path))
     time.sleep(after_s)
     proc.send_signal(signum)
     try:
@@ -55,7 +62,8 @@ def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum:
     assert "INCOMPLETE" in (out / "summary.md").read_text()
     # the rest is run by --resume, keeping what completed
     done = subprocess.run([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
-                           "--resume", str(out)], capture_output=True, text=True, timeout=600)
+                           "--resume", str(out)], capture_output=True, text=True, timeout=600,
+                          env=_cold_env(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     final = json.loads((out / "results.json").read_text())
     assert "incomplete" not in final["meta"]

@@ -5,15 +5,22 @@ tagged `w<i>`, so one compile answers for all of them: an assembler error names 
 the line names the variant. When an error names no variant the batch is bisected.
 `witness_valid_n` sweeps N for each instruction family; `ptxconf.gpu.witness` turns the sweep
 into cases and `ptxconf.spec_assembler` into `spec validate`'s assembler stage.
+
+The assembler's verdicts on a witness kernel can be kept on disk (`verdict_folder`), keyed
+like a compiled module (`kcache.module_key`: the kernel's source, the options, the NVRTC and
+driver versions), so that a warm rerun asks the assembler nothing.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .build import (
@@ -75,38 +82,112 @@ def _blame(result: CompileResult, count: int) -> dict[int, list[str]] | None:
     return blamed or None
 
 
-def _check_batch(variants: list[WgmmaVariant]) -> list[tuple[bool, str]]:
-    """(accepted, log) per variant, from as few compiles as the errors allow."""
+def verdict_folder(use_cache: bool) -> Path | None:
+    """Where witness verdicts are kept: beside the compiled modules (`kcache.cache_dir`), or
+    None (`--no-cache`: the assembler is asked again)."""
+    if not use_cache:
+        return None
+    from .kcache import cache_dir
+
+    return cache_dir() / "witness"
+
+
+def _verdict_path(folder: Path | None, source: str) -> Path | None:
+    if folder is None:
+        return None
+    from .kcache import Module, module_key
+
+    return folder / f"{module_key(Module('', source, tuple(ARCH_OPTIONS)))}.json"
+
+
+def _kept(path: Path | None, count: int) -> list[tuple[bool, str]] | None:
+    """The verdicts kept for a witness kernel of `count` variants, or None (none, or unreadable:
+    then the assembler is asked)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        got = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(got, list) or len(got) != count
+            or not all(isinstance(g, list) and len(g) == 2 for g in got)):
+        return None
+    return [(bool(ok), str(log)) for ok, log in got]
+
+
+def _keep(path: Path | None, verdicts: list[tuple[bool, str]]) -> None:
+    """Write verdicts atomically; a cache that cannot be written is only a slower next run."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(verdicts))
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+@dataclass
+class Asked:
+    """What a witness sweep asked: its witness kernels, those the cache answered, and the
+    assembler runs the rest took (a kernel with errors naming no variant is bisected)."""
+
+    kernels: int = 0
+    from_cache: int = 0
+    compiles: int = 0
+
+
+def _check_batch(variants: list[WgmmaVariant], folder: Path | None = None,
+                 asked: Asked | None = None) -> list[tuple[bool, str]]:
+    """(accepted, log) per variant, from as few compiles as the errors allow (none where the
+    verdicts on this very kernel are kept in `folder`)."""
     if not variants:
         return []
-    result = nvrtc_compile(witness_source(variants), ARCH_OPTIONS, name="wgmma_witness.cu",
-                           want_ptx=True, cache=False)
+    asked = asked if asked is not None else Asked()
+    source = witness_source(variants)
+    path = _verdict_path(folder, source)
+    kept = _kept(path, len(variants))
+    if kept is not None:
+        asked.from_cache += 1
+        return kept
+    asked.compiles += 1
+    result = nvrtc_compile(source, ARCH_OPTIONS, name="wgmma_witness.cu", want_ptx=True,
+                           cache=False)
     if result.ok:
-        return [(True, "")] * len(variants)
-    blamed = _blame(result, len(variants))
-    if blamed is None:
+        out = [(True, "")] * len(variants)
+    elif (blamed := _blame(result, len(variants))) is None:
         if len(variants) == 1:
-            return [(False, result.log)]
-        half = len(variants) // 2
-        return _check_batch(variants[:half]) + _check_batch(variants[half:])
-    rest = [i for i in range(len(variants)) if i not in blamed]
-    rest_results = iter(_check_batch([variants[i] for i in rest]))
-    return [(False, "\n".join(blamed[i])) if i in blamed else next(rest_results)
-            for i in range(len(variants))]
+            out = [(False, result.log)]
+        else:
+            half = len(variants) // 2
+            out = _check_batch(variants[:half], None, asked) + _check_batch(variants[half:], None, asked)
+    else:
+        rest = [i for i in range(len(variants)) if i not in blamed]
+        rest_results = iter(_check_batch([variants[i] for i in rest], None, asked))
+        out = [(False, "\n".join(blamed[i])) if i in blamed else next(rest_results)
+               for i in range(len(variants))]
+    _keep(path, out)
+    return out
 
 
 def compile_check_many(variants: Sequence[WgmmaVariant], *, batch: int = 1024,
-                       threads: int = 1) -> list[tuple[bool, str]]:
+                       threads: int = 1, folder: Path | None = None,
+                       asked: Asked | None = None) -> list[tuple[bool, str]]:
     """Whether NVRTC/ptxas accept each instruction variant, with the assembler's words.
 
     A variant counts as accepted only when a module holding it compiled without error; a
     rejected one carries the assembler errors that name its line. Measured on 2 cores:
     batches of ~1024 variants are fastest, and threads gain nothing (NVRTC serializes).
+    `folder`: where verdicts are kept (`verdict_folder`); `asked` counts compiles and kept
+    answers.
     """
     variants = list(variants)
+    asked = asked if asked is not None else Asked()
     chunks = [variants[i:i + batch] for i in range(0, len(variants), batch)]
+    asked.kernels += len(chunks)
     with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        parts = list(pool.map(_check_batch, chunks))
+        parts = list(pool.map(lambda c: _check_batch(c, folder, asked), chunks))
     return [r for part in parts for r in part]
 
 
@@ -128,14 +209,15 @@ class WitnessSweep:
 
 def witness_valid_n(families: Sequence[WgmmaVariant],
                     n_values: Iterable[int] = range(1, 257), *, batch: int = 1024,
-                    threads: int = 1) -> WitnessSweep:
+                    threads: int = 1, folder: Path | None = None,
+                    asked: Asked | None = None) -> WitnessSweep:
     """Ask the assembler which N each instruction family accepts (e.g. every spec row, SS and
     RS, with and without .satfinite: `variants.wgmma_families(spec, all_trans=False)`)."""
     fams = list(families)
     ns = list(n_values)
     cands = [f.with_n(n) for f in fams for n in ns]
     start = time.perf_counter()
-    results = compile_check_many(cands, batch=batch, threads=threads)
+    results = compile_check_many(cands, batch=batch, threads=threads, folder=folder, asked=asked)
     seconds = time.perf_counter() - start
     accepted: dict[Any, list[int]] = {f.family: [] for f in fams}
     rejected: dict[Any, dict[int, str]] = {f.family: {} for f in fams}
@@ -148,5 +230,5 @@ def witness_valid_n(families: Sequence[WgmmaVariant],
                         len(cands), seconds, nvrtc_version())
 
 
-__all__ = ["WitnessSweep", "compile_check", "compile_check_many", "witness_block", "witness_source",
-           "witness_valid_n"]
+__all__ = ["Asked", "WitnessSweep", "compile_check", "compile_check_many", "witness_block", "witness_source",
+           "verdict_folder", "witness_valid_n"]

@@ -14,11 +14,12 @@ Two questions, answered by one NVRTC sweep that every case shares (computed once
 
 from __future__ import annotations
 
-import functools
 import itertools
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ptxconf.cases import case
@@ -62,6 +63,7 @@ class Sweep:
     type_candidates: tuple[tuple[WgmmaVariant, bool, str], ...]
     seconds: float
     nvrtc: tuple[int, int]
+    asked: assembler.Asked | None = None
 
 
 def _type_universe(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFacts
@@ -82,36 +84,58 @@ def _type_universe(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFa
     return out
 
 
-@functools.cache
-def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFacts) -> Sweep:
-    """One NVRTC sweep for every case (cached per type table)."""
+def _sweep(rows: tuple[tuple[int, str, str, str, bool], ...], isa: IsaFacts,
+           folder: Path | None) -> Sweep:
+    """One NVRTC sweep for every case; `folder`: where the assembler's verdicts are kept."""
     start = time.perf_counter()
     families = []
     for k, d, a, b, sat in rows:
         for rs, s in itertools.product(FORMS, (False, True) if sat else (False,)):
             families.append(WgmmaVariant(n=PROBE_N, k=k, dtype=d, atype=a, btype=b,
                                          a_from_regs=rs, satfinite=s, isa=isa))
-    valid = assembler.witness_valid_n(families, SWEEP_N)
+    asked = assembler.Asked()
+    valid = assembler.witness_valid_n(families, SWEEP_N, folder=folder, asked=asked)
     universe = _type_universe(rows, isa)
-    verdicts = assembler.compile_check_many(universe)
+    verdicts = assembler.compile_check_many(universe, folder=folder, asked=asked)
     first = {fam: next(iter(sorted(rej.items())), None) for fam, rej in valid.rejections.items()}
     return Sweep(valid.accepted_n, first,
                  tuple((v, ok, log) for v, (ok, log) in zip(universe, verdicts, strict=True)),
-                 time.perf_counter() - start, valid.nvrtc)
+                 time.perf_counter() - start, valid.nvrtc, asked)
 
 
-def sweep(spec: Spec) -> Sweep:
-    """The shared sweep for a spec's type table."""
-    return _sweep(_rows_key(spec), isa_facts(spec))
+#: The sweeps made in this process, by type table and ISA facts (every case shares one).
+_SWEEPS: dict[tuple[Any, ...], Sweep] = {}
+_SWEEPS_LOCK = threading.Lock()
+
+
+def sweep(spec: Spec, folder: Path | None = None) -> Sweep:
+    """The shared sweep for a spec's type table (made once a process); `folder`: where the
+    assembler's verdicts are kept (`assembler.verdict_folder`), None to ask it everything."""
+    key = (_rows_key(spec), isa_facts(spec))
+    with _SWEEPS_LOCK:
+        if key not in _SWEEPS:
+            _SWEEPS[key] = _sweep(*key, folder)
+        return _SWEEPS[key]
+
+
+def sweep_note(spec: Spec) -> dict[str, Any] | None:
+    """What this process's sweep for the spec cost: witness kernels, those compiled and those
+    answered from the cache, assembler runs, seconds; None where no sweep was made."""
+    sw = _SWEEPS.get((_rows_key(spec), isa_facts(spec)))
+    if sw is None or sw.asked is None:
+        return None
+    a = sw.asked
+    return {"kernels": a.kernels, "compiled": a.kernels - a.from_cache, "from_cache": a.from_cache,
+            "assembler_runs": a.compiles, "seconds": round(sw.seconds, 3)}
 
 
 def _form_name(rs: bool, sat: bool) -> str:
     return ("RS" if rs else "SS") + (" .satfinite" if sat else "")
 
 
-def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check body
+def _valid_n_body(spec: Spec, row: InstructionType, folder: Path | None):  # noqa: ANN202
     def body() -> str:
-        sw = sweep(spec)
+        sw = sweep(spec, folder)
         frag = spec.get(RegisterFragment, row.fragment_d)
         expected = frag.valid_n_values()
         accepted: dict[str, tuple[int, ...]] = {}
@@ -147,9 +171,9 @@ def _valid_n_body(spec: Spec, row: InstructionType):  # noqa: ANN202 - a check b
     return body
 
 
-def _types_body(spec: Spec, k: int):  # noqa: ANN202 - a check body
+def _types_body(spec: Spec, k: int, folder: Path | None):  # noqa: ANN202 - a check body
     def body() -> str:
-        sw = sweep(spec)
+        sw = sweep(spec, folder)
         table = {(r.dtype, r.atype, r.btype): r.satfinite
                  for r in spec.of(InstructionType) if r.k_elems == k}
         wrong_accept, wrong_reject = [], []
@@ -195,18 +219,20 @@ def case_keys(spec: Spec) -> Iterator[tuple[str, str]]:
         yield CHECK_TYPES, f"{rows[0].key.split(':')[0]}:k{k}"
 
 
-def witness_cases(spec: Spec) -> Iterator[Case]:
-    """Every witness case (ids from `case_keys`)."""
+def witness_cases(spec: Spec, folder: Path | None = None) -> Iterator[Case]:
+    """Every witness case (ids from `case_keys`); `folder`: where the verdicts are kept."""
     rows = {r.key: r for r in spec.of(InstructionType)}
     for check, key in case_keys(spec):
-        body = (_valid_n_body(spec, rows[key]) if check == CHECK_VALID_N
-                else _types_body(spec, int(key.rsplit(":k", 1)[1])))
+        body = (_valid_n_body(spec, rows[key], folder) if check == CHECK_VALID_N
+                else _types_body(spec, int(key.rsplit(":k", 1)[1]), folder))
         yield case(check, key, body, PROVIDER)
 
 
 def provider_cases(spec: Spec, ctx: object) -> Iterator[Case]:
-    """The registry's entry point (ptxconf.providers)."""
-    return witness_cases(spec)
+    """The registry's entry point (ptxconf.providers): verdicts kept beside the kernel cache
+    unless the run says --no-cache."""
+    return witness_cases(spec, assembler.verdict_folder(getattr(ctx, "kernel_cache", True)))
 
 
-__all__ = ["Sweep", "case_keys", "provider_cases", "sweep", "witness_available", "witness_cases"]
+__all__ = ["Sweep", "case_keys", "provider_cases", "sweep", "sweep_note", "witness_available",
+           "witness_cases"]

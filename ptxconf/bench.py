@@ -62,6 +62,7 @@ def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, 
                     "variant_cases": sum(r["id"].startswith("gpu.variant[") for r in results),
                     "provider_seconds": {k: round(v, 2) for k, v in sorted(per.items())},
                     "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
+                    "witness": data["meta"].get("witness"),
                     "run_seconds": data["meta"].get("seconds")})
     else:
         out["stderr_tail"] = done.stderr.strip().splitlines()[-3:]
@@ -202,10 +203,12 @@ def _lines(f: dict[str, Any]) -> list[str]:
         for phase in ("cold", "warm"):
             r = f[key][phase]
             k = r.get("kernels") or {}
+            w = r.get("witness") or {}
             runs = f" (median of {f[key]['warm_walls_s']})" if phase == "warm" else ""
             out.append(f"{r['command']:28} {phase}: {r['wall_s']:7.1f} s wall{runs} (process "
                        f"start included), {r.get('cases', '?')} cases {r.get('status', '')}, "
-                       f"kernels compiled {k.get('compiled', '-')}, exit {r['exit_code']}")
+                       f"kernels compiled {k.get('compiled', '-')}, witness kernels compiled "
+                       f"{w.get('compiled', '-')}, exit {r['exit_code']}")
     if "naive" in f:
         n = f["naive"]
         out.append(f"naive baseline: {n['seconds_per_variant']} s per variant over "

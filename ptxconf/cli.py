@@ -157,6 +157,16 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
     return what
 
 
+def witness_line(w: dict[str, Any]) -> str:
+    """One line on the assembler witness: a warm rerun says it asked the assembler nothing."""
+    if w["compiled"] == 0:
+        return (f"assembler witness: {w['kernels']} witness kernels, all answered from the cache "
+                "(nothing compiled)")
+    return (f"assembler witness: {w['compiled']} of {w['kernels']} witness kernels compiled "
+            f"({w['assembler_runs']} assembler runs) in {w['seconds']} s ({w['from_cache']} "
+            "answered from the cache)")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.progress import progress
@@ -164,6 +174,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ptxconf.results import Status, summarize
     from ptxconf.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
 
+    if args.gpu != "off":
+        from ptxconf.lanes import prestart
+
+        prestart()  # the lanes' fork server imports while the spec loads
     spec = _spec(args)
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict, proof_cache=not args.no_cache,
@@ -198,6 +212,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise
     meta["seconds"] = round(time.perf_counter() - start, 3)
     meta.update({k: opts.extra[k] for k in ("kernels", "lanes") if k in opts.extra})
+    witness = sys.modules.get("ptxconf.gpu.witness")  # imported only where its cases ran
+    if witness is not None and (note := witness.sweep_note(spec)) is not None:
+        meta["witness"] = note
     if opts.done:
         meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done)}
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
@@ -220,6 +237,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(text_summary(results, args.strict))
     if "kernels" in meta:
         print(kernels_line(meta["kernels"], meta.get("lanes")))
+    if "witness" in meta:
+        print(witness_line(meta["witness"]))
     print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
     return code
 

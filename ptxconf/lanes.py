@@ -268,6 +268,20 @@ def lane_context() -> Any:
     return ctx
 
 
+def prestart() -> None:
+    """Start the lanes' fork server now, so that its imports (ptxconf and CuPy, about a second)
+    run while the caller loads the spec and plans; the pool made later finds it ready. Nothing
+    where CuPy is missing or there is no fork server."""
+    import importlib.util
+
+    ctx = lane_context()
+    if ctx.get_start_method() != "forkserver" or importlib.util.find_spec("cupy") is None:
+        return
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+
+
 class LanePool:
     """The lanes' processes, started at once, each warming up (its probe worker and CUDA) while
     the caller builds kernels and plans jobs; `device()` is the first lane's answer. Over
@@ -460,5 +474,5 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
 
 __all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_order", "group_ids",
            "job_groups", "job_needs", "start_build",
-           "lost", "place",
+           "lost", "place", "prestart",
            "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import json
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 #: Version of the JSON written to results.json; bump it when a key changes meaning.
@@ -47,10 +47,11 @@ class Result:
     provider: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        """A plain-JSON view of this result."""
-        d = asdict(self)
-        d["status"] = self.status.value
-        return d
+        """A plain-JSON view of this result (`fields` as they are: `dumps` writes what JSON
+        cannot hold as text)."""
+        return {"id": self.id, "check": self.check, "status": self.status.value,
+                "message": self.message, "fields": self.fields, "seconds": self.seconds,
+                "device": self.device, "code": self.code, "provider": self.provider}
 
 
 def summarize(results: Iterable[Result]) -> dict[str, int]:
@@ -61,11 +62,19 @@ def summarize(results: Iterable[Result]) -> dict[str, int]:
     return counts
 
 
+def _plain(value: Any) -> Any:
+    """What JSON cannot hold, as JSON can: a dataclass as its fields, anything else as text."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
 def dumps(results: list[Result], meta: dict[str, Any]) -> str:
-    """results.json: schema version, run metadata, counts, and every result."""
-    return json.dumps({
-        "schema_version": SCHEMA_VERSION,
-        "meta": meta,
-        "summary": summarize(results),
-        "results": [r.to_json() for r in results],
-    }, indent=2, sort_keys=False, default=str)
+    """results.json: schema version, run metadata, counts, and every result, one result a line
+    (compact, so that a line is a result for grep and diff, and fast to write)."""
+    head = json.dumps({"schema_version": SCHEMA_VERSION, "meta": meta,
+                       "summary": summarize(results)}, indent=2, default=_plain)
+    enc = json.JSONEncoder(default=_plain, separators=(", ", ": "))
+    lines = ",\n".join("    " + enc.encode(r.to_json()) for r in results)
+    body = f'"results": [\n{lines}\n  ]' if results else '"results": []'
+    return head[:-2] + ",\n  " + body + "\n}"

@@ -148,6 +148,37 @@ def _lanes_asked(opts: RunOptions, gpus: int) -> int:
     return gpus * (opts.workers_per_gpu or auto_workers(gpus))
 
 
+class _Started:
+    """A LanePool being made in a thread of its own (`get` waits for it; `close` ends it
+    without waiting, whenever it is made)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._made: list[Any] = []
+        self._err: list[BaseException] = []
+        self._thread = threading.Thread(target=self._run, args=(make,), daemon=True,
+                                        name="ptxconf-lanes-start")
+        self._thread.start()
+
+    def _run(self, make: Callable[[], Any]) -> None:
+        try:
+            self._made.append(make())
+        except BaseException as exc:  # noqa: BLE001 - raised again by get()
+            self._err.append(exc)
+
+    def get(self) -> Any:
+        while self._thread.is_alive():
+            self._thread.join(0.2)
+            interrupts.check()
+        if self._err:
+            raise self._err[0]
+        return self._made[0]
+
+    def close(self, block: bool = False) -> None:
+        self._thread.join()
+        if self._made:
+            self._made[0].close(block=block)
+
+
 def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
                  emit: Callable[[Result], None],
                  dispatched: threading.Event) -> list[Result]:
@@ -176,20 +207,22 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     from ptxconf.gpu.kcache import folder_for
 
     folder = folder_for(opts.kernel_cache)
-    pool = L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus)
+    pool = _Started(lambda: L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus))
     builder = None
     try:
+        # the pool's processes start (in a thread: that waits on the fork server) while this
+        # thread plans the jobs and starts the kernel build
         groups = L.job_groups(spec, provs,
                               lambda i: i not in opts.done and _selected_id(i, opts.only))
         jobs = L.place(groups, gpus)
         needs = L.job_needs(spec, jobs)
         # compiling leaves this interpreter free: the CPU providers need not wait
         builder = L.start_build(spec, folder, needs, lambda _: dispatched.set())
-        problem, _ = pool.device()
+        problem, _ = pool.get().device()
         if problem is not None:
             if builder is not None:
                 builder.close()
-            pool.close()
+            pool.close(block=True)
             dispatched.set()
             return _sequential(provs, spec, opts, ctx, emit)
         checked_s = round(time.perf_counter() - entered, 2)
@@ -199,15 +232,15 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         timeline: list[dict[str, Any]] = []
         opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
                                "device_s": checked_s, "timeline": timeline}
-        results = L.run_lanes(spec, jobs, pool, str(folder), emit, timeline, builder,
+        results = L.run_lanes(spec, jobs, pool.get(), str(folder), emit, timeline, builder,
                               dispatched.set, needs)
         if builder is not None:
             opts.extra["kernels"] = kernel_note(builder.result(), builder.seconds)
-        opts.extra["lanes"]["warm_up"] = pool.warm_up_times()
+        opts.extra["lanes"]["warm_up"] = pool.get().warm_up_times()
     finally:
         if builder is not None:
             builder.close()
-        pool.close(block=False)  # the lanes end while the report is written
+        pool.close()  # the lanes end while the report is written
     order = {p.name: i for i, p in enumerate(provs)}
     return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))
 

@@ -1,0 +1,85 @@
+"""The assembler's verdicts on a witness kernel are kept on disk, so a warm rerun asks it nothing.
+
+CPU only: NVRTC from the cuda-bindings / nvidia-cuda-nvrtc wheels (skips with the reason where
+they are missing). The verdicts themselves are the PTX ISA's: `.m64n12k16` is no wgmma shape
+(N steps by 8 for f16 inputs), `.m64n8k16.f32.f16.f16` is one.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ptxconf.gpu import assembler, build
+from ptxconf.gpu.variants import parse_wgmma
+from ptxconf.oracle.spec import default_spec
+
+NVRTC_PROBLEM = build.nvrtc_problem()
+pytestmark = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
+
+SPEC = default_spec()
+GOOD = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
+BAD = "wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16"
+
+
+def _variants() -> list:
+    return [parse_wgmma(SPEC, GOOD), parse_wgmma(SPEC, BAD)]
+
+
+def _kept_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.json"))
+
+
+def test_a_warm_sweep_asks_the_assembler_nothing(tmp_path: Path) -> None:
+    """The second sweep over the same kernel is answered from the folder, verdicts and logs equal."""
+    cold, warm = assembler.Asked(), assembler.Asked()
+    first = assembler.compile_check_many(_variants(), folder=tmp_path, asked=cold)
+    again = assembler.compile_check_many(_variants(), folder=tmp_path, asked=warm)
+    assert [ok for ok, _ in first] == [True, False]
+    assert "'.m64n12k16'" in first[1][1]
+    assert (cold.kernels, cold.from_cache) == (1, 0) and cold.compiles >= 1
+    assert (warm.kernels, warm.from_cache, warm.compiles) == (1, 1, 0)
+    assert again == first
+    assert len(_kept_files(tmp_path)) == 1
+
+
+def test_no_folder_keeps_nothing_and_asks_every_time(tmp_path: Path) -> None:
+    """Without a folder (`--no-cache`) every sweep compiles, and nothing is written."""
+    for _ in range(2):
+        asked = assembler.Asked()
+        assembler.compile_check_many(_variants(), folder=None, asked=asked)
+        assert (asked.kernels, asked.from_cache) == (1, 0) and asked.compiles >= 1
+    assert assembler.verdict_folder(False) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_another_kernel_is_another_entry(tmp_path: Path) -> None:
+    """The key is the witness kernel's text: the same variants in another order are asked anew."""
+    assembler.compile_check_many(_variants(), folder=tmp_path)
+    asked = assembler.Asked()
+    swapped = assembler.compile_check_many(_variants()[::-1], folder=tmp_path, asked=asked)
+    assert [ok for ok, _ in swapped] == [False, True]
+    assert asked.from_cache == 0 and asked.compiles >= 1
+    assert len(_kept_files(tmp_path)) == 2
+
+
+@pytest.mark.parametrize("damage", ["not json", "[]", '[[true, ""]]', '{"a": 1}', '[1, 2]'])
+def test_a_damaged_entry_is_asked_again_and_rewritten(tmp_path: Path, damage: str) -> None:
+    """A kept file that does not read as one verdict per variant is ignored, then replaced."""
+    first = assembler.compile_check_many(_variants(), folder=tmp_path)
+    (kept,) = _kept_files(tmp_path)
+    kept.write_text(damage)
+    asked = assembler.Asked()
+    assert assembler.compile_check_many(_variants(), folder=tmp_path, asked=asked) == first
+    assert asked.from_cache == 0 and asked.compiles >= 1
+    assert [tuple(v) for v in json.loads(kept.read_text())] == first
+
+
+def test_an_unwritable_folder_is_only_slower(tmp_path: Path) -> None:
+    """A folder that cannot be made (a file is in the way) still gives the verdicts."""
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    got = assembler.compile_check_many(_variants(), folder=blocker / "witness")
+    assert [ok for ok, _ in got] == [True, False]
