@@ -124,6 +124,11 @@ def _window_cells(diff: Mapping[str, Any]) -> tuple[list[str], list[str], list[l
     return rows, cols, exp, obs, (axes[0], axes[1])
 
 
+#: SVG of every grid drawn in this process, by its full content: a report drawn while the run
+#: still goes on (`ptxconf.run`) leaves the final report only the pictures of later results.
+_DRAWN: dict[tuple[str, bool], str] = {}
+
+
 class Pictures:
     """Draws pictures once each (deduplicated by content), SVG inline from ptxconf.draw."""
 
@@ -146,9 +151,12 @@ class Pictures:
         key = hashlib.sha256(content.encode()).hexdigest()
         if key in self.by_key:
             return PictureRef(self.by_key[key], False)
-        svg = to_svg(grid, cell_px=0 if text else 16)
-        wide = max([len(grid.title) * 8 + 12] + [len(x) * 6 + 12 for x in (grid.legend, *grid.notes)])
-        pic = Picture(f"pic-{len(self.by_key) + 1}", compact_svg(svg, min_width=wide), caption, owner)
+        drawn = (repr((grid.title, grid.row_axis, grid.col_axis, grid.notes)) + content, text)
+        if drawn not in _DRAWN:  # drawn before in this process (a report made ahead): reused
+            svg = to_svg(grid, cell_px=0 if text else 16)
+            wide = max([len(grid.title) * 8 + 12] + [len(x) * 6 + 12 for x in (grid.legend, *grid.notes)])
+            _DRAWN[drawn] = compact_svg(svg, min_width=wide)
+        pic = Picture(f"pic-{len(self.by_key) + 1}", _DRAWN[drawn], caption, owner)
         self.by_key[key] = pic
         return PictureRef(pic, True)
 

@@ -267,9 +267,11 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     GPU providers in a thread of their own (and their lanes' processes), the CPU providers
     beside them once the GPU jobs are handed out. Results come back in registry order."""
     lock = threading.Lock()
+    so_far: list[Result] = []
 
     def emit(r: Result) -> None:
         with lock:
+            so_far.append(r)
             on_result(r)
 
     provs = providers(opts)
@@ -299,7 +301,9 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
             interrupts.check()
         cpu_out = _beside(cpu, spec, opts, ctx, emit)
         if thread.is_alive():
-            _prepare_report()
+            with lock:
+                done = list(so_far)
+            _prepare_report(spec, done)
         while thread.is_alive():
             thread.join(0.2)
             interrupts.check()
@@ -311,14 +315,15 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     return cpu_out + gpu_out
 
 
-def _prepare_report() -> None:
-    """What writing the report needs (its template compiled, its drawing code imported), made
-    ready while the GPU lanes still run; a failure here is the report writer's to tell."""
+def _prepare_report(spec: Spec, done: list[Result]) -> None:
+    """What writing the report needs, made ready while the GPU lanes still run: the page drawn
+    once for the results so far (its template compiled, its drawing code imported, the oracle's
+    answers and the pictures of those results made and kept) and thrown away. A failure here
+    is the report writer's to tell."""
     try:
-        from ptxconf.report_html import page_template
+        from ptxconf.report_html import html_report
 
-        page_template()
-        importlib.import_module("ptxconf.draw")
+        html_report(done, {}, spec)
     except Exception:  # noqa: BLE001, S110 - the writer meets the same problem and reports it
         pass
 
