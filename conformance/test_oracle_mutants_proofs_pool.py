@@ -1,0 +1,191 @@
+"""Checks of oracle/proofs/pool.py and proofs/cases.py's provider that mutation testing found
+missing (reports/mutation/README.md, the sample of proofs/).
+
+mutmut runs each mutant in a child forked from its own fork server, where the multiprocessing
+fork server the bundled pool tests started belongs to another process: there `ProofPool.start`
+raises ChildProcessError, and every test that starts real workers fails whatever the mutant
+does. These tests start no process: they drive the pool's pieces with stand-ins for the workers,
+the multiprocessing context and `ProofPool` itself, so a mutant is judged by what it changes.
+
+Expected values come from the documented behaviour, not from running the code:
+
+* pool.py's docstring: each worker loads the spec from its folder and proves claims under the
+  run's budget; `context()` says how it starts (a daemon process, the pipe's child end handed to
+  `_serve` with the spec's folder and the budget); the dispatcher "hands each ready worker the
+  next claim" (`ProofPool.start`: "in that order"), one claim per worker at a time; a worker
+  that died between answers (`hand` raising OSError) does not take the claim: it goes back to
+  the front of the queue;
+* cases.py's `proof_cases`: with workers > 0, the wanted claims (by id, in `all_claims` order)
+  go to `ProofPool.start(spec, ids, timeout_s, min(workers, len(ids)))` when there are two or
+  more, and the pool's `close` goes on the caller's ``closers``.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Sequence
+from types import SimpleNamespace
+
+import pytest
+
+from ptxconf.oracle.proofs import cases as proof_cases_mod
+from ptxconf.oracle.proofs import pool as pool_mod
+from ptxconf.oracle.proofs.claims import all_claims
+from ptxconf.oracle.proofs.pool import ProofPool, _Worker
+from ptxconf.oracle.spec import Spec, default_spec
+
+pytest.importorskip("z3")
+
+TIMEOUT_S = 30.0
+STRIDE = "proof.wmma_default_stride[wmma/default_strides:m16n16k16"
+
+
+@pytest.fixture(scope="module")
+def spec() -> Spec:
+    return default_spec()
+
+
+# --- proofs/cases.py: the provider hands its pool's close to the run -------------------------
+
+class _FakePool:
+    """Stands in for ProofPool in cases.py: records how it was started; starts nothing."""
+
+    started: list[_FakePool] = []
+
+    def __init__(self, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> None:
+        self.args = (spec, list(ids), timeout_s, workers)
+        self.closed = 0
+
+    @classmethod
+    def start(cls, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> _FakePool:
+        pool = cls(spec, ids, timeout_s, workers)
+        cls.started.append(pool)
+        return pool
+
+    def has(self, claim_id: str) -> bool:
+        return claim_id in self.args[1]
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_provider_hands_its_pool_close_to_the_run(spec: Spec,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """provider_cases, one worker, two wanted claims: one pool of both, its close on closers."""
+    monkeypatch.setattr(proof_cases_mod, "ProofPool", _FakePool)
+    monkeypatch.setattr(_FakePool, "started", [])
+    # all_claims yields each wmma row's claims matrix a then b, layout row then col
+    wanted = [f"{STRIDE}.a.row]", f"{STRIDE}.a.col]"]
+    ctx = SimpleNamespace(proof_timeout_s=TIMEOUT_S, proof_cache=False, proof_workers=1,
+                          wanted=set(wanted).__contains__, closers=[])
+    got = proof_cases_mod.provider_cases(spec, ctx)
+    assert len(_FakePool.started) == 1, "one pool for the two wanted claims"
+    pool = _FakePool.started[0]
+    # one worker: min(workers 1, 2 claims); the ids in the order the claims are built
+    assert pool.args == (spec, wanted, TIMEOUT_S, 1)
+    assert ctx.closers == [pool.close]
+    assert pool.closed == 0, "closing is the run's, when it ends"
+    assert [c.id for c in got] == [c.id for c in all_claims(spec)]
+
+
+# --- pool.py: a worker's process, and handing out claims --------------------------------------
+
+class _FakeProcess:
+    def __init__(self, **kwargs: object) -> None:
+        self.kwargs = kwargs
+        self.started = False
+
+    def start(self) -> None:
+        self.started = True
+
+
+class _FakeEnd:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class _FakeContext:
+    """A multiprocessing context that records the Pipe and Process a worker asks for."""
+
+    def __init__(self) -> None:
+        self.pipes: list[tuple[_FakeEnd, _FakeEnd]] = []
+        self.processes: list[_FakeProcess] = []
+
+    def Pipe(self) -> tuple[_FakeEnd, _FakeEnd]:  # noqa: N802 - multiprocessing's name
+        self.pipes.append((_FakeEnd("parent"), _FakeEnd("child")))
+        return self.pipes[-1]
+
+    def Process(self, **kwargs: object) -> _FakeProcess:  # noqa: N802 - multiprocessing's name
+        self.processes.append(_FakeProcess(**kwargs))
+        return self.processes[-1]
+
+
+def test_a_worker_serves_its_pipe_end_with_the_spec_folder_and_budget(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """_Worker: a daemon "ptxconf-proof" process runs _serve(child end, spec folder, budget)."""
+    ctx = _FakeContext()
+    monkeypatch.setattr(pool_mod, "context", lambda: ctx)
+    worker = _Worker("/some/spec", 12.5)
+    assert len(ctx.pipes) == 1 and len(ctx.processes) == 1
+    parent, child = ctx.pipes[0]
+    proc = ctx.processes[0]
+    assert proc.kwargs == {"target": pool_mod._serve, "args": (child, "/some/spec", 12.5),
+                           "daemon": True, "name": "ptxconf-proof"}
+    assert proc.started and child.closed and not parent.closed
+    assert worker.conn is parent and worker.proc is proc
+    assert (worker.ready, worker.claim) == (False, None)
+
+
+class _Hand:
+    """A worker as the dispatcher sees it: ready or not, the claim it holds, what it was sent."""
+
+    def __init__(self, ready: bool, claim: str | None = None, dead: bool = False) -> None:
+        self.ready, self.claim, self.dead = ready, claim, dead
+        self.sent: list[str] = []
+
+    def hand(self, claim_id: str) -> None:
+        if self.dead:
+            raise OSError("the pipe is closed")
+        self.claim = claim_id
+        self.sent.append(claim_id)
+
+
+def _pool(queue: list[str], workers: list[_Hand]) -> ProofPool:
+    """A ProofPool with these workers and queue, no process and no thread started."""
+    pool = ProofPool.__new__(ProofPool)
+    pool._queue = collections.deque(queue)
+    pool._workers = workers  # type: ignore[assignment]
+    return pool
+
+
+def test_feed_hands_each_ready_idle_worker_the_next_claim_in_order() -> None:
+    """_feed: ready and idle workers take c1, c2 in queue order; busy or starting ones none."""
+    idle1, busy, starting, idle2 = _Hand(True), _Hand(True, "c0"), _Hand(False), _Hand(True)
+    pool = _pool(["c1", "c2", "c3"], [idle1, busy, starting, idle2])
+    pool._feed()
+    assert (idle1.sent, busy.sent, starting.sent, idle2.sent) == (["c1"], [], [], ["c2"])
+    assert (idle1.claim, busy.claim, idle2.claim) == ("c1", "c0", "c2")
+    assert list(pool._queue) == ["c3"]
+
+
+def test_feed_puts_back_the_claim_a_dead_worker_could_not_take() -> None:
+    """_feed: hand raising OSError leaves the worker free and the claim first in the queue."""
+    dead, alive = _Hand(True, dead=True), _Hand(True)
+    pool = _pool(["c1", "c2"], [dead, alive])
+    pool._feed()
+    assert (dead.claim, dead.sent) == (None, [])
+    # the dead worker's c1 went back to the front, so the next ready worker takes it
+    assert (alive.claim, alive.sent) == ("c1", ["c1"])
+    assert list(pool._queue) == ["c2"]
+
+
+def test_feed_with_an_empty_queue_hands_nothing() -> None:
+    """_feed with no claim left: no worker is sent anything."""
+    idle = _Hand(True)
+    pool = _pool([], [idle])
+    pool._feed()
+    assert (idle.sent, idle.claim, list(pool._queue)) == ([], None, [])

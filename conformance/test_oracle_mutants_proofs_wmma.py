@@ -1,0 +1,217 @@
+"""Checks of oracle/proofs/wmma_rules.py and oracle/proofs/cases.py that mutation testing found
+missing (reports/mutation/README.md, the sample of proofs/).
+
+test_proofs.py builds every claim when it is collected, which mutmut does in its parent process
+with the original code; these build the claims inside the test (`wmma_rules.claims(spec)`), pick
+one by id, run it through `cases.claim_case` (as the run does) and compare the whole outcome:
+status, code, message and the fields a report shows (proof_status, statement, counterexample,
+reproduce, facts).
+
+Expected values are worked by hand:
+
+* from the bundled spec's wmma rows (spec/wmma/default_strides.yaml, alignment_examples.yaml,
+  quoted at each test) and the PTX ISA's storage section they cite: A is MxK, B KxN, C MxN; the
+  default stride is the leading dimension (a row's length row-major, a column's col-major); the
+  start of each row (column) must be aligned to the fragment size F in bytes, and for
+  m16n16k16.a.row.f16 F = 32 B (eight .f16x2 registers);
+* from wmma_rules' docstring: the rule "p % F == 0 and (stride * element bytes) % F == 0" and
+  "every start p + i * stride * element bytes, i < count, is F-aligned" agree when count >= 2;
+  with one start they do not (p aligned, stride anything), and the smallest such stride at p = 0
+  is 1 element: 2 B, not a multiple of F = 32 B;
+* from CuTe's layout function: (rows, cols):(stride, 1) puts (r, c) at r * stride + c;
+* from cases.py's docstring: proved -> PASS "ok"; refuted -> DISCREPANCY "refuted" (these claims
+  are documented); a body that raises -> FAIL "raised" with proof_status "error"; a claim whose
+  worker was lost -> UNKNOWN "proof_lost";
+* a claim that must fail is reached by copying the bundled spec to tmp_path and editing one row
+  (conformance/scratch_spec.py): m8n8k4 becomes m1n8k4 (M = 1, so A is 1x4 and has one row)
+  with A's row-major stride 5 instead of 4.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from scratch_spec import edited_spec
+
+from ptxconf.cases import execute
+from ptxconf.oracle.proofs import wmma_rules
+from ptxconf.oracle.proofs.cases import claim_case
+from ptxconf.oracle.proofs.pool import ProofLost, ProofPool
+from ptxconf.oracle.proofs.runner import Claim
+from ptxconf.oracle.spec import Spec, default_spec
+from ptxconf.results import Result, Status
+
+pytest.importorskip("z3")
+
+TIMEOUT_S = 30.0
+ROWS = "wmma/default_strides"
+ALIGN = "proof.wmma_alignment_equivalence"
+STRIDE = "proof.wmma_default_stride"
+
+
+@pytest.fixture(scope="module")
+def spec() -> Spec:
+    return default_spec()
+
+
+@pytest.fixture(scope="module")
+def one_row_spec(tmp_path_factory: pytest.TempPathFactory) -> Spec:
+    """m8n8k4 (f64) edited to M = 1 (id m1n8k4, SPEC-ID) and A's row-major stride to 5."""
+    return edited_spec(tmp_path_factory.mktemp("m1n8k4"), "wmma/default_strides.yaml",
+                       "{id: m8n8k4, m_elems: 8, n_elems: 8, k_elems: 4, a_row_elems: 4,",
+                       "{id: m1n8k4, m_elems: 1, n_elems: 8, k_elems: 4, a_row_elems: 5,")
+
+
+def _claim(spec: Spec, claim_id: str) -> Claim:
+    """Build the wmma claims of `spec` here; the one with this id."""
+    found = [c for c in wmma_rules.claims(spec) if c.id == claim_id]
+    assert len(found) == 1, f"{claim_id}: {len(found)} claims"
+    return found[0]
+
+
+def _run(spec: Spec, claim_id: str) -> Result:
+    return execute(claim_case(_claim(spec, claim_id), TIMEOUT_S))
+
+
+def _statement(key: str, what: str) -> str:
+    if what == "align":
+        return (f"{key}: the alignment rule is equivalent to every leading-dimension start being "
+                "fragment-aligned")
+    return f"{key}: the default stride is the leading dimension"
+
+
+# --- alignment_equivalence --------------------------------------------------------------------
+
+def test_documented_fragment_size_gives_stride_one_single_start(spec: Spec) -> None:
+    """m16n16k16.a.row.f16 (F = 32 B documented): 16 rows; one start, stride 1 elem, rule fails."""
+    key = f"{ROWS}:m16n16k16.a.row"
+    got = _run(spec, f"{ALIGN}[{key}]")
+    assert (got.status, got.code) == (Status.PASS, "ok")
+    # A is MxK = 16x16; row-major: 16 row starts. A single start at p = 0 is aligned whatever the
+    # stride; the rule wants 2 * stride % 32 == 0, so stride 1 (2 B) is the smallest that fails.
+    assert got.message == (f"{key}: rule <=> all 16 row starts F-aligned, for every p and stride "
+                           "(16x16; f16, F=32 B (documented); needs count >= 2: a single start "
+                           "p=0x0 with stride=1 elems (F=32 B) is aligned, the rule fails)")
+    assert got.fields["proof_status"] == "proved"
+    assert got.fields["statement"] == _statement(key, "align")
+    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    assert got.fields["facts"]["count"] == 16
+    assert set(got.fields["facts"]) == {"queries", "count"}
+
+
+def test_column_layout_counts_column_starts(spec: Spec) -> None:
+    """m8n32k16.b.col: B is KxN = 16x32, col-major: 32 column starts; F is not documented."""
+    key = f"{ROWS}:m8n32k16.b.col"
+    got = _run(spec, f"{ALIGN}[{key}]")
+    assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
+    # F is any power of two <= 2^16 B here; the single-start witness is stride 1 (2 B) at p = 0,
+    # with some F the solver picks that does not divide 2 B: F in 4 .. 65536.
+    head = (f"{key}: rule <=> all 32 column starts F-aligned, for every p and stride (16x32; f16, "
+            "any power-of-two F <= 2^16 B; needs count >= 2: a single start p=0x0 with stride=1 "
+            "elems (F=")
+    assert got.message.startswith(head), got.message
+    m = re.fullmatch(r"(\d+) B\) is aligned, the rule fails\)", got.message[len(head):])
+    assert m is not None, got.message
+    f = int(m.group(1))
+    assert f & (f - 1) == 0 and 4 <= f <= 1 << 16, f
+    assert got.fields["facts"]["count"] == 32
+
+
+def test_a_single_row_refutes_every_start_implies_rule(one_row_spec: Spec) -> None:
+    """m1n8k4.a.row (A is 1x4): one start, so "every start aligned => rule" fails."""
+    key = f"{ROWS}:m1n8k4.a.row"
+    got = _run(one_row_spec, f"{ALIGN}[{key}]")
+    assert (got.status, got.code, got.fields["proof_status"]) == (
+        Status.DISCREPANCY, "refuted", "refuted")
+    cex = got.fields["counterexample"]
+    assert set(cex) == {"summary", "p", "stride_elems", "fragment_bytes"}
+    p, stride, f = int(cex["p"], 16), cex["stride_elems"], cex["fragment_bytes"]
+    # the one start p is F-aligned, the stride's 8 * stride bytes (f64) is not: the rule fails
+    assert f & (f - 1) == 0 and 1 <= f <= 1 << 16, f
+    assert p % f == 0 and (8 * stride) % f != 0, cex
+    summary = f"p={p:#x}, stride={stride} elems (f64), F={f} B"
+    assert cex["summary"] == summary and cex["p"] == hex(p)
+    assert got.message == f"{key} f64: every start aligned => rule fails for {summary}"
+    assert got.fields["reproduce"] == (
+        'python -c "from ptxconf.oracle.wmma import check_alignment; '
+        f'print(check_alignment({p:#x}, {stride}, 64, {f}, 1))"')
+    assert got.fields["statement"] == _statement(key, "align")
+
+
+# --- default_stride ---------------------------------------------------------------------------
+
+def test_default_stride_of_a_column_major_b_is_its_rows(spec: Spec) -> None:
+    """m8n32k16: b_col_elems 16; B is KxN = 16x32, (16,32):(1,16) covers [0, 512) once."""
+    key = f"{ROWS}:m8n32k16.b.col"
+    got = _run(spec, f"{STRIDE}[{key}]")
+    assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
+    assert got.message == (f"{key}: (16,32):(1,16) is a bijection onto [0, 512): the default "
+                           "stride 16 is the leading dimension (rows of the 16x32 B)")
+    assert got.fields["statement"] == _statement(key, "stride")
+    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    assert got.fields["facts"]["stride_elems"] == 16
+    assert set(got.fields["facts"]) == {"queries", "stride_elems"}
+
+
+def test_default_stride_of_a_row_major_a_is_its_cols(spec: Spec) -> None:
+    """m32n8k16: a_row_elems 16; A is MxK = 32x16, (32,16):(16,1) covers [0, 512) once."""
+    key = f"{ROWS}:m32n8k16.a.row"
+    got = _run(spec, f"{STRIDE}[{key}]")
+    assert (got.status, got.code) == (Status.PASS, "ok")
+    assert got.message == (f"{key}: (32,16):(16,1) is a bijection onto [0, 512): the default "
+                           "stride 16 is the leading dimension (cols of the 32x16 A)")
+    assert got.fields["facts"]["stride_elems"] == 16
+
+
+def test_a_stride_past_the_leading_dimension_leaves_gaps(one_row_spec: Spec) -> None:
+    """m1n8k4.a.col: A is 1x4, a_col_elems 8 (the table's, kept): (1,4):(1,8) skips 1..7."""
+    key = f"{ROWS}:m1n8k4.a.col"
+    got = _run(one_row_spec, f"{STRIDE}[{key}]")
+    assert (got.status, got.code, got.fields["proof_status"]) == (
+        Status.DISCREPANCY, "refuted", "refuted")
+    # (0, c) lands at 8c; the smallest offset >= 1x4 = 4 is 8, element (0, 1), and only it
+    assert got.message == f"{key}: stride 8 leaves gaps: element (row, col) (0, 1) lands at 8 >= 1x4"
+    assert got.fields["counterexample"] == {"element": (0, 1), "offset": 8}
+    assert got.fields["reproduce"] == (
+        'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((1, 4), (1, 8)); '
+        'print([L(c) for c in [(0, 1)]])"')
+    assert got.fields["statement"] == _statement(key, "stride")
+
+
+def test_a_one_row_matrix_is_a_bijection_for_any_stride_and_the_oracle_disagrees(
+        one_row_spec: Spec) -> None:
+    """m1n8k4.a.row: (1,4):(5,1) is a bijection onto [0, 4), but the leading dimension is 4."""
+    key = f"{ROWS}:m1n8k4.a.row"
+    got = _run(one_row_spec, f"{STRIDE}[{key}]")
+    assert (got.status, got.code, got.fields["proof_status"]) == (Status.FAIL, "raised", "error")
+    assert got.message == ("proof raised AssertionError: "
+                           f"{key}: oracle says leading dimension 4, proof 5")
+    assert got.fields["statement"] == _statement(key, "stride")
+
+
+# --- cases: a lost claim ----------------------------------------------------------------------
+
+class _LostPool(ProofPool):
+    """A pool that was handed every claim and lost each one (as when its worker died)."""
+
+    def __init__(self) -> None:  # no workers: nothing to start
+        pass
+
+    def has(self, claim_id: str) -> bool:
+        return True
+
+    def result(self, claim_id: str) -> object:
+        raise ProofLost("the proof worker (pid 1) died while proving this claim")
+
+
+def test_a_lost_claim_is_unknown_with_its_statement(spec: Spec) -> None:
+    """A claim its worker lost: UNKNOWN proof_lost, proof_status "unknown", no counterexample."""
+    key = f"{ROWS}:m16n16k16.a.row"
+    claim = _claim(spec, f"{STRIDE}[{key}]")
+    got = execute(claim_case(claim, TIMEOUT_S, pool=_LostPool()))
+    assert (got.status, got.code) == (Status.UNKNOWN, "proof_lost")
+    assert got.message == "unknown: the proof worker (pid 1) died while proving this claim"
+    assert got.fields == {"proof_status": "unknown", "statement": _statement(key, "stride"),
+                          "counterexample": None, "reproduce": None}
+
