@@ -27,8 +27,8 @@ Expected values are worked by hand:
 * a refutation comes from a scratch copy of the bundled spec with one row's text edited
   (conformance/scratch_spec.py), its counterexample worked from the edited row.
 
-Two tests are strict xfails: they show defects the survivors led to (the bank claim's message names
-16-B starts whatever the start field's granule; a negative swizzle shift is proved as the identity).
+Two tests show defects the survivors led to, fixed since (the bank claim's message named 16-B
+starts whatever the start field's granule; a negative swizzle shift was proved as the identity).
 """
 
 from __future__ import annotations
@@ -123,8 +123,6 @@ def test_bank_claim_of_k_sw32_names_the_unswizzled_conflict() -> None:
         base["reproduce"])
 
 
-@pytest.mark.xfail(strict=True, reason="banks.conflict_free's message says '16-B-aligned starts' whatever "
-                   "the start-address field's granule (2^encode_shift_bits) the claim was proved for")
 def test_bank_claim_names_the_start_granule_it_was_proved_for(tmp_path: Path) -> None:
     """start_address stored as a >> 5 (encode_shift_bits 5): starts are multiples of 2^5 = 32 B.
     K_INTER stays conflict-free (a start adds one constant to all 8 rows, 16 B apart), and the
@@ -182,8 +180,6 @@ def test_period_block_whose_smallest_block_is_half_the_period(tmp_path: Path) ->
                                    "smallest_block": 32}
 
 
-@pytest.mark.xfail(strict=True, reason="swizzles.Raw encodes x ^ ((x >> S) & mask); Z3 reads S = -3 as a "
-                   "shift by 2^32 - 3, so the swizzle is the identity and a false period claim is proved")
 def test_period_block_of_a_negative_shift_is_refuted(tmp_path: Path) -> None:
     """CuTe's Swizzle<B,M,S> is x ^ shiftr(x & (((1 << B) - 1) << (M + max(0, S))), S), a negative
     S shifting left: Swizzle<1,4,-3> flips bit 7 with bit 4 (0x10 -> 0x90), so it does not keep

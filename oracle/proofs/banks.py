@@ -144,7 +144,8 @@ def conflict_free(spec: Spec, row: CanonicalLayout) -> Claim:
         else:
             tail = f"without its swizzle the same layout conflicts: {baseline['summary']}"
         return Proved(f"{row.id}: for {', '.join(wgmma_dtypes(spec))}, every chunk and element, "
-                      f"m={M_REPEATS}, k={_ks(ks)}, all LBO/SBO and 16-B-aligned starts "
+                      f"m={M_REPEATS}, k={_ks(ks)}, all LBO/SBO and "
+                      f"{offset_domain(spec, 'start_address').granule_bytes}-B-aligned starts "
                       f"({READING} reading), rows 0..7 of a core-matrix column fall in 8 distinct "
                       f"16-byte bank groups; {tail}", {"unswizzled_conflict": baseline, "k": ks})
 

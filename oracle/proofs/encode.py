@@ -235,9 +235,13 @@ class Encoder:
         return z3.BoolVal(True, self.ctx)
 
     def swizzle(self, x: z3.BitVecRef, bits: int, base: int, shift: int) -> z3.BitVecRef:
-        """Swizzle<B,M,S>(x) = x ^ ((x >> S) & (((1 << B) - 1) << M)), logical shift."""
-        mask = ((1 << bits) - 1) << base
-        return x ^ (z3.LShR(x, shift) & self.val(mask, x.size()))
+        """CuTe's Swizzle<B,M,S>(x) = x ^ shiftr(x & (((1 << B) - 1) << (M + max(0, S))), S), a
+        logical shift right by S, left by -S where S < 0 (never a shift by a negative amount,
+        which a bit-vector reads as a huge one)."""
+        if shift >= 0:
+            mask = ((1 << bits) - 1) << base
+            return x ^ (z3.LShR(x, shift) & self.val(mask, x.size()))
+        return x ^ ((x & self.val(((1 << bits) - 1) << base, x.size())) << -shift)
 
     def swz(self, x: z3.BitVecRef, s: Swizzle | None) -> z3.BitVecRef:
         """Apply an algebra Swizzle (None: identity)."""

@@ -35,8 +35,11 @@ class Raw:
         return enc.swizzle(x, self.bits, self.base, self.shift)
 
     def at(self, x: int) -> int:
-        """The swizzle of one int (for messages)."""
-        return x ^ ((x >> self.shift) & (((1 << self.bits) - 1) << self.base))
+        """The swizzle of one int (for messages), as `Encoder.swizzle` (a negative S shifts left)."""
+        mask = ((1 << self.bits) - 1) << self.base
+        if self.shift < 0:
+            return x ^ ((x & mask) << -self.shift)
+        return x ^ ((x >> self.shift) & mask)
 
     @property
     def period_log2(self) -> int:
