@@ -8,6 +8,7 @@ they are missing). The verdicts themselves are the PTX ISA's: `.m64n12k16` is no
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,29 @@ def test_an_unwritable_folder_is_only_slower(tmp_path: Path) -> None:
     blocker.write_text("")
     got = assembler.compile_check_many(_variants(), folder=blocker / "witness")
     assert [ok for ok, _ in got] == [True, False]
+
+
+def test_check_says_a_warm_rerun_asked_the_assembler_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
+    """`ptxconf check` prints what the witness compiled, then, rerun, that the cache answered all."""
+    from ptxconf.cli import main
+    from ptxconf.gpu import witness
+
+    monkeypatch.setenv("PTXCONF_KERNEL_CACHE", str(tmp_path / "kernels"))
+    lines = []
+    for run in range(2):
+        witness._SWEEPS.clear()  # a fresh process each time, as a user's reruns are
+        code = main(["check", "--gpu", "off", "--only", "witness.type_table",
+                     "--report-dir", str(tmp_path / f"run{run}")])
+        assert code == 0
+        lines.append([x for x in capsys.readouterr().out.splitlines() if x.startswith("assembler witness")])
+    (cold,), (warm,) = lines
+    got = re.fullmatch(r"assembler witness: (\d+) of (\d+) witness kernels compiled \((\d+) assembler runs\) "
+                       r"in [\d.]+ s \(0 answered from the cache\)", cold)
+    assert got is not None, cold
+    compiled, kernels, runs = map(int, got.groups())
+    assert compiled == kernels > 0 and runs >= kernels
+    assert warm == (f"assembler witness: {kernels} witness kernels, all answered from the cache "
+                    "(nothing compiled)")
+    meta = json.loads((tmp_path / "run1" / "results.json").read_text())["meta"]["witness"]
+    assert (meta["kernels"], meta["compiled"], meta["from_cache"], meta["assembler_runs"]) == (
+        kernels, 0, kernels, 0)
