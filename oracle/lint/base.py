@@ -162,7 +162,18 @@ def _check_events(shown: str, text: str) -> None:
     """Refuse anchors and aliases (and so alias bombs) and deep nesting, from the event stream,
     before anything is built."""
     depth = 0
-    for event in yaml.parse(text, Loader=SpecLoader):
+    events = yaml.parse(text, Loader=SpecLoader)
+    while True:
+        try:
+            event = next(events)
+        except StopIteration:
+            return
+        except yaml.MarkedYAMLError as exc:  # libyaml >= 0.2.6 (PyYAML 6.0.4) has a depth limit
+            if "nesting depth" not in str(exc.problem):
+                raise
+            mark = exc.problem_mark or exc.context_mark
+            raise SpecError(shown, mark.line + 1 if mark else 1, "SPEC-SIZE",
+                            f"expected nesting at most {MAX_DEPTH} deep") from None
         line = event.start_mark.line + 1 if event.start_mark is not None else 1
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a "
