@@ -22,14 +22,15 @@ Expected values are worked by hand from:
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pytest
+from case_outcomes import expect_mismatch as _mismatch
+from case_outcomes import expect_outcome as _is
+from case_outcomes import run_case as _run
 from scratch_spec import edited_spec
 
-from ptxconf.cases import Case, execute
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.checks import (
@@ -51,26 +52,6 @@ ATOMS = "cute/mma_atoms"
 GROUPS = "cute/thread_groups"
 EXAMPLE = "wmma/alignment_examples:wmma.load.a.sync.aligned.row.m16n16k16.f16"
 RULES = "wmma/storage_rules"
-
-
-def _run(cases: Iterable[Case], case_id: str) -> Result:
-    """Execute the case of that id among `cases` (it must be there)."""
-    by_id = {c.id: c for c in cases}
-    assert case_id in by_id, f"{case_id} not among {len(by_id)} cases"
-    return execute(by_id[case_id])
-
-
-def _is(res: Result, status: Status, code: str, message: str, **fields: object) -> None:
-    assert (res.status, res.code, res.message) == (status, code, message)
-    assert res.fields == fields
-
-
-def _mismatch(res: Result, what: str, source: str, documented: object, witness: str,
-              derived: object, status: Status = Status.FAIL) -> None:
-    """An expect_equal verdict: its message and its four fields."""
-    code = "mismatch" if status is Status.FAIL else "documents_disagree"
-    _is(res, status, code, f"{what}: {source} says {documented!r}, {witness} gives {derived!r}",
-        documented=documented, derived=derived, source=source, witness=witness)
 
 
 # --- cute_names: what an atom name and a C++ layout spell ---------------------------------------

@@ -29,17 +29,19 @@ Expected values are worked by hand from:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
+from case_outcomes import expect_mismatch as _mismatch
+from case_outcomes import expect_outcome as _is
+from case_outcomes import run_case as _run
 from scratch_spec import edited_spec
 
-from ptxconf.cases import Case, execute
+from ptxconf.cases import Case
 from ptxconf.oracle.checks import cute_atoms, cute_points, cute_statements, cutedsl
 from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Result, Status
+from ptxconf.results import Status
 
 SPEC = default_spec()
 
@@ -51,26 +53,6 @@ GROUPS = "cute/thread_groups"
 REGS = "cute/operation_registers"
 # the full CLayout of SM90_64x128x16_F16F16F16F16_TN, as mma_atoms.yaml spells it
 C128 = "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"
-
-
-def _run(cases: Iterable[Case], case_id: str) -> Result:
-    """Execute the case of that id among `cases` (it must be there)."""
-    by_id = {c.id: c for c in cases}
-    assert case_id in by_id, f"{case_id} not among {len(by_id)} cases"
-    return execute(by_id[case_id])
-
-
-def _is(res: Result, status: Status, code: str, message: str, **fields: object) -> None:
-    assert (res.status, res.code, res.message) == (status, code, message)
-    assert res.fields == fields
-
-
-def _mismatch(res: Result, what: str, source: str, documented: object, witness: str,
-              derived: object, status: Status = Status.FAIL) -> None:
-    """An expect_equal verdict: its message and its four fields."""
-    code = "mismatch" if status is Status.FAIL else "documents_disagree"
-    _is(res, status, code, f"{what}: {source} says {documented!r}, {witness} gives {derived!r}",
-        documented=documented, derived=derived, source=source, witness=witness)
 
 
 def _statements(spec: Spec) -> list[Case]:

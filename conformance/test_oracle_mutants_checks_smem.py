@@ -22,28 +22,15 @@ Expected values are worked by hand:
 from __future__ import annotations
 
 from pathlib import Path
-from types import ModuleType
 
+from case_outcomes import expect_outcome as _expect
+from case_outcomes import run_module_case as _run
 from scratch_spec import edited_spec
 
-from ptxconf.cases import execute
 from ptxconf.oracle.checks import completeness, cutedsl, cutedsl_ties, figure_ties, mode_sizes
 from ptxconf.oracle.checks import smem_layouts as smem
-from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Result, Status
-
-
-def _run(module: ModuleType, spec: Spec, case_id: str) -> Result:
-    """Build the module's cases of `spec` here, and execute the one with this id."""
-    found = [c for c in module.cases(spec) if c.id == case_id]
-    assert len(found) == 1, f"{case_id}: {len(found)} cases"
-    return execute(found[0])
-
-
-def _expect(got: Result, status: Status, code: str, message: str, **fields: object) -> None:
-    assert (got.status, got.code, got.message) == (status, code, message)
-    assert got.fields == fields
-
+from ptxconf.oracle.spec import default_spec
+from ptxconf.results import Status
 
 # --- smem_layouts: cases built here pass on the bundled spec ----------------------------------
 
