@@ -37,3 +37,12 @@ def expect_mismatch(res: Result, what: str, source: str, documented: object, wit
     code = "mismatch" if status is Status.FAIL else "documents_disagree"
     expect_outcome(res, status, code, f"{what}: {source} says {documented!r}, {witness} gives {derived!r}",
                    documented=documented, derived=derived, source=source, witness=witness)
+
+
+def prove_module_claim(module: ModuleType, spec: Spec, claim_id: str, timeout_s: float = 60.0) -> Result:
+    """Build the module's claims of `spec` here, and prove the one with this id."""
+    from ptxconf.oracle.proofs.cases import run_claim
+
+    found = [c for c in module.claims(spec) if c.id == claim_id]
+    assert len(found) == 1, f"{claim_id}: {len(found)} claims"
+    return run_claim(found[0], timeout_s)

@@ -31,30 +31,21 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from types import ModuleType
 
 import z3
+from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.proofs import distinguish, examples
-from ptxconf.oracle.proofs.cases import run_claim
 from ptxconf.oracle.proofs.encode import Affine, Encoder, bit_form
-from ptxconf.oracle.spec import Spec, default_spec
+from ptxconf.oracle.spec import default_spec
 from ptxconf.results import Result, Status
 
-TIMEOUT_S = 60.0
 CANON = "wgmma/canonical_layouts"
 FIG166 = "wgmma/worked_examples:fig166.K.none.tf32"
 K_INTER = "((8,m),(T,2k)):((1T,SBO),(1,LBO))"
 K_SW32 = "((8,m),(T,2k)):((2T,SBO),(1,T))"
-
-
-def _prove(module: ModuleType, spec: Spec, claim_id: str) -> Result:
-    """Build the module's claims of `spec` here, and prove the one with this id."""
-    found = [c for c in module.claims(spec) if c.id == claim_id]
-    assert len(found) == 1, f"{claim_id}: {len(found)} claims"
-    return run_claim(found[0], TIMEOUT_S)
 
 
 # --- encode ------------------------------------------------------------------------------------

@@ -35,27 +35,18 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
 from ptxconf.oracle.proofs import banks, descriptors, intervals, layouts, swizzles
-from ptxconf.oracle.proofs.cases import run_claim
 from ptxconf.oracle.proofs.swizzles import Raw
-from ptxconf.oracle.spec import Spec, default_spec
+from ptxconf.oracle.spec import default_spec
 from ptxconf.results import Result, Status
 
-TIMEOUT_S = 60.0
 CANON = "wgmma/canonical_layouts"
 DTYPES = "f16, tf32, e4m3, b1"
-
-
-def _prove(module: ModuleType, spec: Spec, claim_id: str) -> Result:
-    """Build the module's claims of `spec` here, and prove the one with this id."""
-    found = [c for c in module.claims(spec) if c.id == claim_id]
-    assert len(found) == 1, f"{claim_id}: {len(found)} claims"
-    return run_claim(found[0], TIMEOUT_S)
 
 
 def _facts(got: Result) -> dict[str, object]:
