@@ -14,7 +14,6 @@ driver versions), so that a warm rerun asks the assembler nothing.
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 from collections.abc import Iterable, Sequence
@@ -116,14 +115,14 @@ def _kept(path: Path | None, count: int) -> list[tuple[bool, str]] | None:
 
 
 def _keep(path: Path | None, verdicts: list[tuple[bool, str]]) -> None:
-    """Write verdicts atomically; a cache that cannot be written is only a slower next run."""
+    """Write verdicts whole or not at all (`report.write_atomic`: no temporary file is left on
+    a full disk); a cache that cannot be written is only a slower next run."""
     if path is None:
         return
+    from ptxconf.report import write_atomic
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(verdicts))
-        tmp.replace(path)
+        write_atomic(path, json.dumps(verdicts))
     except OSError:
         pass
 

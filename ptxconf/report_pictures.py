@@ -151,7 +151,7 @@ class Pictures:
         key = hashlib.sha256(content.encode()).hexdigest()
         if key in self.by_key:
             return PictureRef(self.by_key[key], False)
-        drawn = (repr((grid.title, grid.row_axis, grid.col_axis, grid.notes)) + content, text)
+        drawn = (repr(grid), text)
         if drawn not in _DRAWN:  # drawn before in this process (a report made ahead): reused
             svg = to_svg(grid, cell_px=0 if text else 16)
             wide = max([len(grid.title) * 8 + 12] + [len(x) * 6 + 12 for x in (grid.legend, *grid.notes)])

@@ -238,10 +238,10 @@ class Encoder:
         """CuTe's Swizzle<B,M,S>(x) = x ^ shiftr(x & (((1 << B) - 1) << (M + max(0, S))), S), a
         logical shift right by S, left by -S where S < 0 (never a shift by a negative amount,
         which a bit-vector reads as a huge one)."""
+        mask = self.val(((1 << bits) - 1) << base, x.size())
         if shift >= 0:
-            mask = ((1 << bits) - 1) << base
-            return x ^ (z3.LShR(x, shift) & self.val(mask, x.size()))
-        return x ^ ((x & self.val(((1 << bits) - 1) << base, x.size())) << -shift)
+            return x ^ (z3.LShR(x, shift) & mask)
+        return x ^ ((x & mask) << -shift)
 
     def swz(self, x: z3.BitVecRef, s: Swizzle | None) -> z3.BitVecRef:
         """Apply an algebra Swizzle (None: identity)."""
