@@ -29,6 +29,9 @@ class RawRow:
     data: dict[str, Any]
     line: int
     key_lines: dict[str, int] = field(default_factory=dict)
+    #: Its values converted to its record's field types, once one rule has done so (each of
+    #: SPEC-SCHEMA, SPEC-ID and the records needs them).
+    built: dict[str, Any] | None = None
 
     def line_of(self, key: str) -> int:
         """The line of `key` in this row, or the row's own line."""
@@ -56,10 +59,7 @@ class RawDocument:
                 raise SpecError(shown, 1, "SPEC-SIZE", f"expected a spec file of at most "
                                 f"{MAX_FILE_BYTES} bytes, got {path.stat().st_size}")
             text = path.read_text(encoding="utf-8")
-            _check_events(shown, text)
-            node = yaml.compose(text, Loader=SpecLoader)
-            if node is not None:
-                _check_keys(shown, node)
+            node = _compose(shown, text)
             data = _construct(node)
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
@@ -102,14 +102,12 @@ class SpecLoader(_BASE_LOADER):
         super().__init__(stream)
         self._tags: dict[tuple[str, Any], str] = {}
 
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        """The tag of a node, as the safe loader resolves it (memoized for scalars)."""
-        if kind is not yaml.ScalarNode:
-            return str(super().resolve(kind, value, implicit))
+    def scalar_tag(self, value: str, implicit: tuple[bool, bool]) -> str:
+        """The tag the safe loader resolves an untagged scalar to (memoized)."""
         key = (value, implicit)
         tag = self._tags.get(key)
         if tag is None:
-            tag = self._tags[key] = super().resolve(kind, value, implicit)
+            tag = self._tags[key] = self.resolve(yaml.ScalarNode, value, implicit)
         return tag
 
 
@@ -119,7 +117,7 @@ _SEQ_TAG = "tag:yaml.org,2002:seq"
 
 def _construct(node: yaml.Node | None) -> Any:
     """The Python value of a composed document, as yaml.safe_load builds it, without parsing
-    the text again (the nodes hold no aliases and nest at most MAX_DEPTH deep: _check_events)."""
+    the text again (the nodes hold no aliases and nest at most MAX_DEPTH deep: _compose)."""
     return None if node is None else _Builder().build(node)
 
 
@@ -158,59 +156,104 @@ class _Builder:
                 None, None, f"cannot read {node.value!r} as {node.tag}", node.start_mark) from None
 
 
-def _check_events(shown: str, text: str) -> None:
-    """Refuse anchors and aliases (and so alias bombs) and deep nesting, from the event stream,
-    before anything is built."""
-    depth = 0
-    events = yaml.parse(text, Loader=SpecLoader)
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _compose(shown: str, text: str) -> yaml.Node | None:
+    """The document's node tree, composed in one pass over libyaml's events, refusing as it
+    goes what a spec file may not hold: anchors and aliases (so no alias bomb is ever built),
+    nesting deeper than MAX_DEPTH, a key that is not a plain string, a key twice in a mapping,
+    and a second document. Scalars and collections get the tags yaml.compose gives them."""
+    loader = SpecLoader(text)
+    get_event = loader.get_event
+    scalar_tag = loader.scalar_tag
+    root: yaml.Node | None = None
+    #: Open collections, innermost last: [node, key waiting for its value (or None), keys seen
+    #: with their lines (mappings)].
+    stack: list[list[Any]] = []
+    documents = 0
     while True:
         try:
-            event = next(events)
-        except StopIteration:
-            return
+            event = get_event()
         except yaml.MarkedYAMLError as exc:  # libyaml >= 0.2.6 (PyYAML 6.0.4) has a depth limit
             if "nesting depth" not in str(exc.problem):
                 raise
             mark = exc.problem_mark or exc.context_mark
             raise SpecError(shown, mark.line + 1 if mark else 1, "SPEC-SIZE",
                             f"expected nesting at most {MAX_DEPTH} deep") from None
-        line = event.start_mark.line + 1 if event.start_mark is not None else 1
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
-            raise SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a "
-                            "spec file: write each value out")
-        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise SpecError(shown, line, "SPEC-SIZE", f"expected nesting at most {MAX_DEPTH} "
-                                "deep")
-        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-            depth -= 1
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            if event.anchor is not None:
+                raise _anchor_error(shown, event)
+            tag = event.tag
+            if tag is None or tag == "!":
+                tag = scalar_tag(event.value, event.implicit)
+            node: yaml.Node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
+                                              event.style)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if event.anchor is not None:
+                raise _anchor_error(shown, event)
+            if len(stack) >= MAX_DEPTH:
+                raise SpecError(shown, event.start_mark.line + 1, "SPEC-SIZE",
+                                f"expected nesting at most {MAX_DEPTH} deep")
+            tag = event.tag
+            mapping = kind is yaml.MappingStartEvent
+            if tag is None or tag == "!":
+                tag = _MAP_TAG if mapping else _SEQ_TAG
+            node = (yaml.MappingNode if mapping else yaml.SequenceNode)(
+                tag, [], event.start_mark, None, flow_style=event.flow_style)
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            stack.pop()[0].end_mark = event.end_mark
+            continue
+        elif kind is yaml.AliasEvent:
+            raise _anchor_error(shown, event)
+        elif kind is yaml.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise yaml.composer.ComposerError("expected a single document in the stream",
+                                                  None, "but found another document",
+                                                  event.start_mark)
+            continue
+        elif kind is yaml.StreamEndEvent:
+            return root
+        else:  # StreamStart, DocumentEnd
+            continue
+        if stack:
+            _attach(shown, stack[-1], node)
+        else:
+            root = node
+        if kind is not yaml.ScalarEvent:
+            stack.append([node, None, {}])
 
 
-_STR_TAG = "tag:yaml.org,2002:str"
+def _attach(shown: str, parent: list[Any], node: yaml.Node) -> None:
+    """Put `node` into its open parent: the next item of a sequence, or a mapping's key (checked:
+    a plain string, not seen before in this mapping) or the value of the key waiting."""
+    collection, key, seen = parent
+    if isinstance(collection, yaml.SequenceNode):
+        collection.value.append(node)
+    elif key is not None:
+        collection.value.append((key, node))
+        parent[1] = None
+    else:
+        line = node.start_mark.line + 1
+        if not isinstance(node, yaml.ScalarNode) or node.tag != _STR_TAG:
+            shown_key = node.value if isinstance(node, yaml.ScalarNode) else "a collection"
+            raise SpecError(shown, line, "SPEC-YAML", f"expected a string key, got "
+                            f"{shown_key!r} (YAML reads it as {node.tag.rsplit(':', 1)[-1]}; "
+                            "quote it)")
+        if node.value in seen:
+            raise SpecError(shown, line, "SPEC-YAML", f"duplicate key {node.value!r} (first "
+                            f"on line {seen[node.value]})")
+        seen[node.value] = line
+        parent[1] = node
 
 
-def _check_keys(shown: str, node: yaml.Node) -> None:
-    """Every mapping key is a plain string, and none appears twice in one mapping."""
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, yaml.MappingNode):
-            seen: dict[str, int] = {}
-            for k, v in n.value:
-                line = k.start_mark.line + 1
-                if not isinstance(k, yaml.ScalarNode) or k.tag != _STR_TAG:
-                    shown_key = k.value if isinstance(k, yaml.ScalarNode) else "a collection"
-                    raise SpecError(shown, line, "SPEC-YAML", f"expected a string key, got "
-                                    f"{shown_key!r} (YAML reads it as {k.tag.rsplit(':', 1)[-1]}; "
-                                    "quote it)")
-                if k.value in seen:
-                    raise SpecError(shown, line, "SPEC-YAML", f"duplicate key {k.value!r} (first "
-                                    f"on line {seen[k.value]})")
-                seen[k.value] = line
-                stack.append(v)
-        elif isinstance(n, yaml.SequenceNode):
-            stack.extend(n.value)
+def _anchor_error(shown: str, event: yaml.Event) -> SpecError:
+    """The refusal of an anchor or an alias, at its line."""
+    line = event.start_mark.line + 1 if event.start_mark is not None else 1
+    return SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a spec "
+                     "file: write each value out")
 
 
 def _key_lines(node: yaml.MappingNode) -> dict[str, int]:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ptxconf.oracle import records
-from ptxconf.oracle.lint.base import RawDocument, SpecError
-from ptxconf.oracle.lint.schema import SchemaError, build_row
+from ptxconf.oracle.lint.base import RawDocument, RawRow, SpecError
+from ptxconf.oracle.lint.schema import SchemaError, built_row
 
 ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
@@ -34,13 +34,13 @@ class IdRule:
                                         f"duplicate id {rid!r} (first on line {seen[rid]})"))
             seen.setdefault(rid, line)
             if cls is not None:
-                errors.extend(self._recompute(doc, cls, row.data, line))
+                errors.extend(self._recompute(doc, cls, row, line))
         return errors
 
-    def _recompute(self, doc: RawDocument, cls: type[records.Row], data: dict,
+    def _recompute(self, doc: RawDocument, cls: type[records.Row], row: RawRow,
                    line: int) -> list[SpecError]:
         try:
-            record = cls(**build_row(cls, data))
+            record = cls(**built_row(cls, row))
         except (SchemaError, TypeError):
             return []  # SPEC-SCHEMA reports it
         expected = record.expected_id()

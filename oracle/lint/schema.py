@@ -34,6 +34,18 @@ def _record_fields(cls: type) -> tuple[tuple[str, Any], ...]:
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.name not in INJECTED)
 
 
+@functools.cache
+def _field_stems(cls: type) -> frozenset[str]:
+    """The unit stems of a record class's fields (a key under another unit is its field's)."""
+    return frozenset(unit_stem(name) for name, _ in _record_fields(cls))
+
+
+@functools.cache
+def _required_fields(cls: type) -> tuple[str, ...]:
+    """The fields of a record class a row must spell out (those that do not admit None)."""
+    return tuple(name for name, tp in _record_fields(cls) if not is_optional(tp))
+
+
 def is_optional(tp: Any) -> bool:
     """Whether a field type admits None (and so may be left out)."""
     return _is_union(tp) and type(None) in typing.get_args(tp)
@@ -167,6 +179,13 @@ def build_row(cls: type[records.Row], data: dict[str, Any]) -> dict[str, Any]:
     return {k: convert(v, fields[k], k) for k, v in data.items() if k in fields}
 
 
+def built_row(cls: type[records.Row], row: RawRow) -> dict[str, Any]:
+    """build_row of a parsed row, converted once and kept on it (raise SchemaError)."""
+    if row.built is None:
+        row.built = build_row(cls, row.data)
+    return row.built
+
+
 def _is_union(tp: Any) -> bool:
     return typing.get_origin(tp) in (typing.Union, types.UnionType)
 
@@ -196,21 +215,31 @@ class SchemaRule:
         if "__not_a_mapping__" in row.data:
             return [SpecError(doc.path, row.line, self.rule_id, "a row must be a mapping")]
         errors = []
-        stems = {unit_stem(f) for f in fields}
+        record_cls: type = cls  # functools.cache wants a plain (hashable) type
+        stems, required = _field_stems(record_cls), _required_fields(record_cls)
         for key in row.data:
             if key not in fields and unit_stem(key) not in stems:
                 errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
                                         f"row {rid}: unknown key '{key}' for kind {cls.KIND}"))
-        present_stems = {unit_stem(k) for k in row.data}
-        for name, tp in fields.items():
-            if name not in row.data and not is_optional(tp) and unit_stem(name) not in present_stems:
-                errors.append(SpecError(doc.path, row.line, self.rule_id,
-                                        f"row {rid}: missing key '{name}' ({describe(tp)})"))
+        missing = [name for name in required if name not in row.data]
+        if missing:
+            present_stems = {unit_stem(k) for k in row.data}
+            for name in missing:
+                if unit_stem(name) not in present_stems:
+                    errors.append(SpecError(doc.path, row.line, self.rule_id, f"row {rid}: "
+                                            f"missing key '{name}' ({describe(fields[name])})"))
+        if row.built is not None:
+            return errors  # its values already converted without an error
+        built: dict[str, Any] = {}
+        converted = True
         for key, value in row.data.items():
             if key in fields:
                 try:
-                    convert(value, fields[key], key)
+                    built[key] = convert(value, fields[key], key)
                 except SchemaError as exc:
+                    converted = False
                     errors.append(SpecError(doc.path, row.line_of(key), self.rule_id,
                                             f"row {rid}: {exc}"))
+        if converted:
+            row.built = built
         return errors
