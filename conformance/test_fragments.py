@@ -14,16 +14,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ptxconf.cli import main
-from ptxconf.oracle import fragments
+from ptxconf.oracle import fragments, instructions
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.fragments import (
     STATUS_DERIVED,
     STATUS_HYPOTHESIS,
     fragment_entries,
     fragment_map,
-    instruction_name,
-    resolve,
 )
+from ptxconf.oracle.instructions import instruction_name, resolve
 from ptxconf.oracle.records import CuteLayout, InstructionType, RegisterFragment
 from ptxconf.oracle.spec import default_spec
 
@@ -33,7 +32,7 @@ ITYPES = SPEC.of(InstructionType)
 
 def _sample_n(row: InstructionType) -> tuple[int, ...]:
     """Smallest, middle and largest valid N of a row."""
-    ns, _ = fragments.valid_n_for(SPEC, row)
+    ns, _ = instructions.valid_n_for(SPEC, row)
     return tuple(sorted({ns[0], ns[len(ns) // 2], ns[-1]}))
 
 
@@ -81,7 +80,7 @@ def _sm90_clayouts() -> list[CuteLayout]:
 
 
 D_ROWS = [(c, it) for c in _sm90_clayouts() for it in ITYPES
-          if c.codomain_mn[1] in fragments.valid_n_for(SPEC, it)[0]]
+          if c.codomain_mn[1] in instructions.valid_n_for(SPEC, it)[0]]
 
 
 @pytest.mark.parametrize(("clayout", "row"), D_ROWS,
@@ -107,7 +106,7 @@ def test_d_same_for_every_accumulator(k: int) -> None:
     """f16, f32 and s32 accumulators put value v of a thread at one place; only packing differs."""
     maps = {}
     for row in (r for r in ITYPES if r.k_elems == k):
-        n = fragments.valid_n_for(SPEC, row)[0][0]
+        n = instructions.valid_n_for(SPEC, row)[0][0]
         fmap = fragment_map(instruction_name(row, n, SPEC), "D", SPEC)
         epr = fmap.elems_per_register
         maps[row.dtype] = sorted((t, r * epr + s, i, j) for t, r, s, i, j in fmap.entries)
@@ -123,7 +122,7 @@ for _frag, _rid in A_ROWS:
 @pytest.mark.parametrize("row", list(A_FIRST.values()), ids=list(A_FIRST))
 def test_a_hypothesis_matches_mma_sync_witness(row: InstructionType) -> None:
     """a_regs_like_d16 == the PTX ISA's mma.m16n8k<K> A fragments, four warps stacked."""
-    n = fragments.valid_n_for(SPEC, row)[0][0]
+    n = instructions.valid_n_for(SPEC, row)[0][0]
     fmap = fragment_map(instruction_name(row, n, SPEC), "A", SPEC)
     witness = fragments.mma_sync_a_witness(row.k_elems, SPEC.element_bits(row.atype))
     got = {(t, r, s): (i, j) for t, r, s, i, j in fmap.entries}
@@ -142,7 +141,7 @@ def test_a16_is_the_f16_accumulator_at_n16() -> None:
 @pytest.mark.parametrize("row", list(A_FIRST.values()), ids=list(A_FIRST))
 def test_register_elements_low_to_high_are_consecutive_k(row: InstructionType) -> None:
     """Seed 001: elements of a register, low to high, are consecutive columns of one row."""
-    n = fragments.valid_n_for(SPEC, row)[0][0]
+    n = instructions.valid_n_for(SPEC, row)[0][0]
     fmap = fragment_map(instruction_name(row, n, SPEC), "A", SPEC)
     checked = 0
     for t in range(fmap.threads):
@@ -209,7 +208,7 @@ def test_bad_operand(operand: str) -> None:
         fragment_entries("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", operand)
 
 
-NAMES = [instruction_name(r, n, SPEC) for r in ITYPES for n in fragments.valid_n_for(SPEC, r)[0]]
+NAMES = [instruction_name(r, n, SPEC) for r in ITYPES for n in instructions.valid_n_for(SPEC, r)[0]]
 
 
 @given(name=st.sampled_from(NAMES), operand=st.sampled_from(("A", "D")), data=st.data())

@@ -84,7 +84,7 @@ def test_the_space_is_every_valid_variant() -> None:
     """Every type row at every N its fragment row allows, SS and RS, .satfinite where the row
     has it, every transpose pair where the type spells them; each kernel in one module."""
     from ptxconf.gpu import space
-    from ptxconf.oracle.fragments import valid_n_for
+    from ptxconf.oracle.instructions import valid_n_for
 
     vs = space.wgmma_variants(SPEC)
     assert len(vs) == len(set(vs))

@@ -14,6 +14,7 @@ import dataclasses
 import pytest
 
 from ptxconf.oracle import fragments as F
+from ptxconf.oracle import instructions
 from ptxconf.oracle.records import CuteLayout, InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
 
@@ -34,7 +35,7 @@ SPEC = default_spec()
     ([8, 16, 24, 40, 48], "8..24 step 8, 40, 48"),
 ])
 def test_n_ranges_summarizes_runs_of_three_or_more(ns: list[int], text: str) -> None:
-    assert F.n_ranges(ns) == text
+    assert instructions.n_ranges(ns) == text
 
 
 # --- instruction_name ----------------------------------------------------------------------
@@ -42,18 +43,18 @@ def test_n_ranges_summarizes_runs_of_three_or_more(ns: list[int], text: str) -> 
 
 def test_instruction_name_without_a_spec_is_the_ptx_name() -> None:
     row = SPEC.get(InstructionType, "k16.f32.f16.f16")
-    assert F.instruction_name(row, 64) == "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"
+    assert instructions.instruction_name(row, 64) == "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"
 
 
 def test_instruction_name_puts_satfinite_after_the_types() -> None:
     row = SPEC.get(InstructionType, "k32.s32.s8.s8")
-    assert F.instruction_name(row, 8, SPEC, satfinite=True) == (
+    assert instructions.instruction_name(row, 8, SPEC, satfinite=True) == (
         "wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8.satfinite")
 
 
 def test_instruction_name_of_b1_ends_in_and_popc() -> None:
     row = SPEC.get(InstructionType, "k256.s32.b1.b1")
-    assert F.instruction_name(row, 16, SPEC) == (
+    assert instructions.instruction_name(row, 16, SPEC) == (
         "wgmma.mma_async.sync.aligned.m64n16k256.s32.b1.b1.and.popc")
 
 
@@ -287,7 +288,7 @@ def test_an_accumulator_the_types_lack_names_those_they_have() -> None:
 def test_a_row_without_valid_n_takes_them_from_its_one_sibling() -> None:
     # k32 .e4m3 with an f16 accumulator: the table's valid-N cell sits in the f32 row only
     row = SPEC.get(InstructionType, "k32.f16.e4m3.e4m3")
-    ns, source = F.valid_n_for(SPEC, row)
+    ns, source = instructions.valid_n_for(SPEC, row)
     assert ns == tuple(range(8, 257, 8))
     assert source == "wgmma/register_fragments:k32.D.f16 states none; taken from k32.D.f32"
 

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
-from ptxconf.oracle.fragments import valid_n_for
+from ptxconf.oracle.instructions import valid_n_for
 from ptxconf.oracle.spec import Spec
 
 from .variants import WgmmaVariant, WmmaVariant, instruction_types, wgmma_families, wmma_probe_variants

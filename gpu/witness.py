@@ -24,7 +24,7 @@ from typing import Any
 
 from ptxconf.cases import case
 from ptxconf.oracle.checks import Case, discrepancy, fail
-from ptxconf.oracle.fragments import n_ranges
+from ptxconf.oracle.instructions import n_ranges
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec
 

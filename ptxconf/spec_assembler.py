@@ -38,7 +38,7 @@ def _where(spec: Spec, row: InstructionType | WmmaDefaultStride) -> str:
 def _wgmma_errors(spec: Spec) -> tuple[list[SpecError], int]:
     from ptxconf.gpu import assembler
     from ptxconf.gpu.variants import WgmmaVariant, isa_facts
-    from ptxconf.oracle.fragments import valid_n_for
+    from ptxconf.oracle.instructions import valid_n_for
 
     isa = isa_facts(spec)
     asked: list[tuple[InstructionType, WgmmaVariant]] = []

@@ -106,7 +106,7 @@ def resolve(spec: Spec, *, instr: str | None = None, operand: str | None = None,
     name = instr_name = None
     frm = "SS"
     if instr:
-        from ptxconf.oracle.fragments import resolve as resolve_instr
+        from ptxconf.oracle.instructions import resolve as resolve_instr
 
         text, frm = _split_form(instr, form)
         if frm not in FORMS:
