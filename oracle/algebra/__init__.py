@@ -25,8 +25,6 @@ from .layout import (
     Layout,
     LayoutLike,
     Tiler,
-    Unit,
-    UnitLayout,
     blocked_product,
     coalesce,
     complement,
@@ -50,6 +48,7 @@ from .layout import (
 )
 from .notation import NotationError, parse
 from .swizzle import ComposedLayout, Swizzle
+from .unit_layout import Unit, UnitLayout
 
 __all__ = [
     "Composed",

@@ -3,7 +3,7 @@
 ``Swizzle<B,M,S>`` flips the B bits at [M, M+B) of an offset by the B bits at [M+S, M+S+B):
 ``x ^ ((x >> S) & (((1 << B) - 1) << M))``. It is unit-free: it acts on whatever unit its
 argument counts in. Which unit a document's swizzle acts on is a hypothesis elsewhere in the
-project; see ``layout.UnitLayout``.
+project; see ``unit_layout.UnitLayout``.
 """
 
 from __future__ import annotations

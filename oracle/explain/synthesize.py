@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 
 from ptxconf.oracle import canonical, facts, interpret
-from ptxconf.oracle.algebra.layout import Layout, Unit, UnitLayout
+from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
+from ptxconf.oracle.algebra.unit_layout import Unit, UnitLayout
 from ptxconf.oracle.descriptor import DescriptorError, descriptor_format
 from ptxconf.oracle.domain import descriptor_swizzles
 from ptxconf.oracle.records import SwizzleAtom, atom_name

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 import z3
 
 from ptxconf.oracle.algebra.int_tuple import flatten
-from ptxconf.oracle.algebra.layout import Layout, Unit, UnitLayout
+from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
+from ptxconf.oracle.algebra.unit_layout import Unit, UnitLayout
 from ptxconf.oracle.records import DescriptorField
 
 #: Width of address bit-vectors: a 32-bit shared-memory byte address space (the descriptor
