@@ -254,3 +254,69 @@ def test_the_base_offset_mask_fills_the_3_bit_field() -> None:
     """base_offset.yaml mask 7; matrix_descriptor.yaml base_offset: bits 51-49, width 3."""
     res = _run(descriptor_checks.cases(SPEC), "base_offset.field_width[wgmma/base_offset:base_offset.128B]")
     _is(res, Status.PASS, "ok", "mask 7 fills the 3-bit field")
+
+
+# --- seed-3 sample survivors ---------------------------------------------------------------------
+
+def test_cpp_layout_reads_a_trailing_semicolon() -> None:
+    """The document's `using ThrID = Layout<_128, _1>;`: the statement's ';' ends the text."""
+    assert cpp_layout("Layout<_128, _1>;") == Layout(128, 1)
+    assert cpp_layout("Layout<Shape <_8,_4>, Stride<_1,_8>> ; ") == Layout((8, 4), (1, 8))
+
+
+def test_a_value_stride_of_neither_mode_fails(tmp_path: Path) -> None:
+    """SM70_8x8x4.BLayout.TN edited to (8,4):(1,2): value stride 2 is neither 1 (MN) nor the 8
+    rows of its 8x4 codomain (K)."""
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", 'role: BLayout\n    layout: "(8,4):(1,8)"',
+                       'role: BLayout\n    layout: "(8,4):(1,2)"')
+    key = f"{ATOMS}:SM70_8x8x4.BLayout.TN"
+    _is(_run(cute_atoms.cases(spec), f"cute.layout_major[{key}]"), Status.FAIL, "mismatch",
+        f"{key}: value stride 2 runs along neither mode")
+
+
+def test_a_group_of_0_parts_has_a_tile_of_0_rows(tmp_path: Path) -> None:
+    """warp edited to 0 threads of 0 quadpairs: 0 x 8 = 0 threads agree; its 16x16x4 tile is
+    (16 * 16, 4) = (256, 4), 0 quadpair tiles of 8x8x4 are (0 * 8 * 8, 4) = (0, 4)."""
+    spec = edited_spec(tmp_path, "cute/thread_groups.yaml", "threads: 32, part: quadpair, parts: 4",
+                       "threads: 0, part: quadpair, parts: 0")
+    _mismatch(_run(cute_atoms.cases(spec), f"cute.thread_group[{GROUPS}:warp]"), "tile of a warp",
+              f"{GROUPS}:warp", (256, 4), "0 tiles of 8x8x4", (0, 4))
+
+
+def test_an_sm90_clayout_at_a_k_of_no_accumulator_fails(tmp_path: Path) -> None:
+    """SM90_64x128.CLayout's atom edited to SM90_64x128x24_...: the register-fragment table has D
+    rows at k16, k8, k32 and k256, none at k24."""
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "atom: SM90_64x128x16_F16F16F16F16_TN",
+                       "atom: SM90_64x128x24_F16F16F16F16_TN")
+    key = f"{ATOMS}:SM90_64x128.CLayout"
+    _is(_run(cute_atoms.cases(spec), f"cute.clayout_repeat[{key}]"), Status.FAIL, "mismatch",
+        f"{key}: no accumulator rows at k24 (the atom's K) in the register-fragment table")
+
+
+def test_an_sm90_clayout_that_is_not_the_repeated_atom_fails(tmp_path: Path) -> None:
+    """SM90_64x128.CLayout's repeat stride edited to 256: 128 / 8 = 16 repeats of the 64x8 atom
+    ((4,8,4),(2,2)):((128,1,16),(64,8)) step by its 64 x 8 = 512 cells, a last value mode 16:512."""
+    bad = "((4,8,4),(2,2,16)):((128,1,16),(64,8,256))"
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", 'layout: "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"',
+                       f'layout: "{bad}"')
+    key, good = f"{ATOMS}:SM90_64x128.CLayout", "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"
+    _is(_run(cute_atoms.cases(spec), f"cute.clayout_repeat[{key}]"), Status.FAIL, "mismatch",
+        f"{key}: {bad} differs from the 64x8 atom repeated 16 times: {good}", documented=bad, derived=good)
+
+
+def test_a_thrid_of_an_architecture_with_no_layouts_fails(tmp_path: Path) -> None:
+    """SM90_64x8.ThrID's atom edited to SM80_64x8x16_...: no C/A/B row is an SM80 layout."""
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "id: SM90_64x8.ThrID\n    atom: SM90_64x8x16",
+                       "id: SM90_64x8.ThrID\n    atom: SM80_64x8x16")
+    key = f"{ATOMS}:SM90_64x8.ThrID"
+    _is(_run(cute_atoms.cases(spec), f"cute.thread_count[{key}]"), Status.FAIL, "mismatch",
+        f"{key}: no layout of SM80 to compare with")
+
+
+def test_a_thrid_of_64_threads_fails_against_the_first_sm90_layout(tmp_path: Path) -> None:
+    """SM90_64x8.ThrID edited to 64:1; the first SM90 layout, SM90_64x8.CLayout, has a thread
+    mode (4,8,4) of 128."""
+    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", 'layout: "128:1"', 'layout: "64:1"')
+    key = f"{ATOMS}:SM90_64x8.ThrID"
+    _mismatch(_run(cute_atoms.cases(spec), f"cute.thread_count[{key}]"), "threads of SM90_64x8.CLayout",
+              key, 64, f"{ATOMS}:SM90_64x8.CLayout", 128)

@@ -283,3 +283,26 @@ def test_a_point_inside_the_codomain_passes() -> None:
     """64x128's point (T0, V4) -> (0, 8) is inside (T128, V64) -> (64, 128)."""
     res = _run(cute_points.cases(SPEC), f"cute.points_in_domain[{ATOMS}:SM90_64x128.CLayout]")
     _is(res, Status.PASS, "ok", "1 points inside (T128, V64) -> (64, 128)")
+
+
+# --- seed-3 sample survivors ---------------------------------------------------------------------
+
+def test_a_selection_example_off_the_multiple_of_8_breaks_the_precondition(tmp_path: Path) -> None:
+    """select.bf16.K.8x32's major_mode_size_elems edited to 36: 36 % 8 = 4, so the blog's
+    get_smem_layout_atom assert (precondition.major_mode_multiple, 8) fails on it."""
+    spec = edited_spec(tmp_path, EX_FILE, "major_mode_size_elems: 32", "major_mode_size_elems: 36")
+    res = _run(cutedsl.cases(spec), f"cutedsl.precondition[{EX}:precondition.major_mode_multiple]")
+    _is(res, Status.FAIL, "mismatch",
+        f"{EX}:precondition.major_mode_multiple: selection examples break 'assert major_mode_size % 8 "
+        f"== 0': ['{EX}:select.bf16.K.8x32']")
+
+
+def test_a_tile_shorter_than_the_chosen_atom_fails_naming_the_atom(tmp_path: Path) -> None:
+    """select.bf16.K.8x32's layout edited to (4, 32):(32, 1): still 32 x 16 = 512 bits along the
+    stride-1 mode, so K_SW64 (512 bits: n = 512 / 16 = 32, 8 lines, (8,32):(32,1) K-major), and
+    compact (cosize 3*32 + 31 + 1 = 128 = size); but 4 rows are not a whole number of its 8."""
+    spec = edited_spec(tmp_path, EX_FILE, 'layout: "(8, 32):(32, 1)"', 'layout: "(4, 32):(32, 1)"')
+    res = _run(cutedsl.cases(spec), f"cutedsl.select[{EX}:select.bf16.K.8x32]")
+    _is(res, Status.FAIL, "mismatch",
+        f"{EX}:select.bf16.K.8x32: the 4x32 tile is not a whole number of the chosen K_SW64 atom "
+        "(8,32):(32,1) (tile_to_shape needs one)")

@@ -232,3 +232,108 @@ def test_injective_names_the_colliding_coordinates(tmp_path: Path) -> None:
     got = _run(smem, spec, "canonical.injective[wgmma/canonical_layouts:MN_INTER]")
     _expect(got, Status.FAIL, "mismatch",
             "MN_INTER (T=128, m=1, k=1, LBO=256, SBO=1536 elems): coordinates (1, 0) and (0, 1) share offset 1")
+
+
+# --- seed-3 sample survivors ---------------------------------------------------------------------
+
+WMMA_EXAMPLE = "wmma/alignment_examples:wmma.load.a.sync.aligned.row.m16n16k16.f16"
+
+
+def test_alignment_rule_aligned_to_something_else(tmp_path: Path) -> None:
+    """leading_dimension_alignment edited to "aligned_to: element_bytes": no rule ties the
+    multiples to the fragment bytes."""
+    spec = edited_spec(tmp_path, "wmma/storage_rules.yaml", "aligned_to: fragment_bytes}",
+                       "aligned_to: element_bytes}")
+    got = _run(wmma_checks, spec, f"wmma.alignment_example[{WMMA_EXAMPLE}]")
+    _expect(got, Status.FAIL, "mismatch", "no leading_dimension_alignment rule aligned to fragment_bytes")
+
+
+def test_alignment_example_type_of_its_shape(tmp_path: Path) -> None:
+    """m16n16k16 edited to "types: [bf16]": the f16 example's shape is there, its type is not."""
+    spec = edited_spec(tmp_path, "wmma/default_strides.yaml", "types: [f16], printed_shape: 16x16x16",
+                       "types: [bf16], printed_shape: 16x16x16")
+    got = _run(wmma_checks, spec, f"wmma.alignment_example[{WMMA_EXAMPLE}]")
+    _expect(got, Status.FAIL, "mismatch", "m16n16k16.f16 is not a shape/type of the default-stride table")
+
+
+def test_wmma_scalar_register_of_another_type(tmp_path: Path) -> None:
+    """The alignment example's registers edited to ".f32": a scalar register holds its own type,
+    f32, the example's elements are f16."""
+    spec = edited_spec(tmp_path, "wmma/alignment_examples.yaml", "register_type: f16x2", "register_type: f32")
+    got = _run(register_types, spec, f"wmma.register_type[{WMMA_EXAMPLE}]")
+    witness = "a scalar register holds its own type"
+    _expect(got, Status.FAIL, "mismatch",
+            f".f32: the element type: {WMMA_EXAMPLE} says 'f32', {witness} gives 'f16'",
+            documented="f32", derived="f16", source=WMMA_EXAMPLE, witness=witness)
+
+
+def test_descriptor_field_past_bit_63(tmp_path: Path) -> None:
+    """layout_type (bits 63-62) edited to 3 bits wide: bits 62..64, past bit 63."""
+    spec = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", "lsb_bits: 62, width_bits: 2",
+                       "lsb_bits: 62, width_bits: 3")
+    got = _run(descriptor_checks, spec, "descriptor.fields_disjoint[wgmma/matrix_descriptor:*]")
+    _expect(got, Status.FAIL, "mismatch", "field layout_type runs past bit 63", lsb=62, width=3)
+
+
+def test_fragment_section_m_against_the_clayout(tmp_path: Path) -> None:
+    """k16.A.f16 edited to shape m32nNk16; SM90_64x8.CLayout's codomain has 64 rows."""
+    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml", "shape: m64nNk16, k_elems: 16, operand: A",
+                       "shape: m32nNk16, k_elems: 16, operand: A")
+    got = _run(fragments_checks, spec, f"fragment.counts[{K16_A_KEY}]")
+    witness = "rows of SM90_64x8.CLayout (seed 004)"
+    _expect(got, Status.DISCREPANCY, "documents_disagree",
+            f"M of the section's shape: {K16_A_KEY} says 32, {witness} gives 64",
+            documented=32, derived=64, source=K16_A_KEY, witness=witness)
+
+
+def test_fragment_registers_times_elements(tmp_path: Path) -> None:
+    """k16.A.f16 edited to 5 registers of 2 elements = 10, the row lists 8; the first N tried is
+    8, the smallest valid N of any row (step 8 from i = 1)."""
+    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml", f'registers: "4", {K16_A}',
+                       f'registers: "5", {K16_A}')
+    got = _run(fragments_checks, spec, f"fragment.counts[{K16_A_KEY}]")
+    witness = "registers x elements per register"
+    _expect(got, Status.FAIL, "mismatch", f"elements (N=8): {K16_A_KEY} says 8, {witness} gives 10",
+            documented=8, derived=10, source=K16_A_KEY, witness=witness)
+
+
+def test_fragment_last_index_against_the_elements(tmp_path: Path) -> None:
+    """k16.A.f16 edited to list a0 .. a8: 9 elements, the row's 8."""
+    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml", K16_A, K16_A.replace('"7"', '"8"'))
+    got = _run(fragments_checks, spec, f"fragment.counts[{K16_A_KEY}]")
+    witness = "a0 .. a8 / d0 .. d(8)"
+    _expect(got, Status.FAIL, "mismatch", f"elements listed (N=8): {K16_A_KEY} says 9, {witness} gives 8",
+            documented=9, derived=8, source=K16_A_KEY, witness=witness)
+
+
+def test_fragment_a_and_d_figures_consecutive(tmp_path: Path) -> None:
+    """k16.A.f16 edited to Figure 147; the k16 D rows are Figure 149, not 148."""
+    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml", 'elements: "8", figure: 148',
+                       'elements: "8", figure: 147')
+    got = _run(fragments_checks, spec, f"fragment.counts[{K16_A_KEY}]")
+    _expect(got, Status.FAIL, "mismatch", f"{K16_A_KEY}: k16 A is Figure 147, D Figure 149: not consecutive")
+
+
+def test_element_format_of_f16() -> None:
+    """f16: 1 sign + 5 exponent + 10 mantissa bits = 16, no padding, not finite only."""
+    got = _run(fragments_checks, default_spec(), "element_type.format[wgmma/element_types:f16]")
+    _expect(got, Status.PASS, "ok", "f16: 1 + 5 + 10 = 16 bits")
+
+
+def test_instruction_k_against_a_wider_f16(tmp_path: Path) -> None:
+    """f16 edited to 32 bits: T = 128 / 32 = 4, so one K-major instruction spans 2T = 8, not 16."""
+    spec = edited_spec(tmp_path, "wgmma/element_types.yaml", "id: f16\n    width_bits: 16",
+                       "id: f16\n    width_bits: 32")
+    key = "wgmma/instruction_types:k16.f16.f16.f16"
+    got = _run(fragments_checks, spec, f"instruction.fragments[{key}]")
+    witness = "the canonical K-major layout's (T,2k) with k=1, T = 128/width(atype)"
+    _expect(got, Status.FAIL, "mismatch", f"K of one instruction: {key} says 16, {witness} gives 8",
+            documented=16, derived=8, source=key, witness=witness)
+
+
+def test_tf32_operands_spell_imm_scale_only() -> None:
+    """k8.f32.tf32.tf32: imm-trans-a/b list [f16, bf16], not tf32 (k_major_only: true);
+    imm-scale-a lists tf32."""
+    key = "wgmma/instruction_types:k8.f32.tf32.tf32"
+    got = _run(fragments_checks, default_spec(), f"instruction.operands[{key}]")
+    _expect(got, Status.PASS, "ok", ".tf32: imm-trans not spelled (K-major only: True), imm-scale spelled")

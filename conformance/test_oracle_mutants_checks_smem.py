@@ -295,3 +295,38 @@ def test_sm90_c_rows_mode_size() -> None:
     """SM90.C.rows: mode [0, 1] of ((4,8,4),(2,2)):((128,1,16),(64,8)) is the 8."""
     got = _run(mode_sizes, default_spec(), "cute.mode_size[cute/mode_statements:SM90.C.rows]")
     _expect(got, Status.PASS, "ok", "mode [0, 1] of SM90_64x8.CLayout has size 8")
+
+
+# --- seed-3 sample survivors ---------------------------------------------------------------------
+
+def test_atom_lines_against_the_template(tmp_path: Path) -> None:
+    """Table 38 MN_SW128 edited to 4 lines; canonical MN_SW128's strided mode (8,k) has 8."""
+    spec = edited_spec(tmp_path, "wgmma/swizzle_atoms.yaml",
+                       "major: MN, printed_shape: 8x8, leading_u128: 8, strided_elems: 8}",
+                       "major: MN, printed_shape: 8x8, leading_u128: 8, strided_elems: 4}")
+    got = _run(smem, spec, "atom.canonical[wgmma/swizzle_atoms:MN_SW128]")
+    _expect(got, Status.FAIL, "mismatch", "atom lines: Table 38 MN_SW128 says 4, canonical MN_SW128 gives 8",
+            documented=4, derived=8, source="Table 38 MN_SW128", witness="canonical MN_SW128")
+
+
+def test_figure_t_against_the_type(tmp_path: Path) -> None:
+    """fig168.MN.none.bf16 edited to "t_elems: 4"; T = 128 / 16 bits of bf16 = 8."""
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", '(1T,LBO))"\n    t_elems: 8',
+                       '(1T,LBO))"\n    t_elems: 4')
+    got = _run(smem, spec, "worked_example.t[wgmma/worked_examples:fig168.MN.none.bf16]")
+    _expect(got, Status.FAIL, "mismatch", "T: Figure 168 says 4, 128 / width(bf16) gives 8",
+            documented=4, derived=8, source="Figure 168", witness="128 / width(bf16)")
+
+
+def test_figure_collision_past_the_columns(tmp_path: Path) -> None:
+    """fig168's exact layout edited to ((8,1,2),(8,1)):((1,8,4),(8,128)): 16 rows, 8 columns; row
+    8 is (0,0,1), offset 4, the offset of row 4: found scanning column 0 down all 16 rows."""
+    exact = "((8,1,2),(8,1)):((1,8,4),(8,128))"
+    spec = edited_spec(tmp_path, "wgmma/worked_examples.yaml", "o ((8,1,2),(8,2)):((1,8,64),(8,128))",
+                       f"o {exact}")
+    got = _run(smem, spec, "worked_example.injective[wgmma/worked_examples:fig168.MN.none.bf16]")
+    _expect(got, Status.DISCREPANCY, "documents_disagree",
+            f"Figure 168's exact layout {exact} maps (mn,k)=(4, 0) and (8, 0) to element offset 4: not "
+            "injective (its k=2 spans 4 16-byte chunks per row, wider than the none atom)",
+            first=[4, 0], second=[8, 0], offset=4,
+            reproduce=f"ptxconf.oracle.algebra.notation.parse('{exact}')((4, 0)) == ...((8, 0))")
