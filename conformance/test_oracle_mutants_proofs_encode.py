@@ -89,6 +89,18 @@ def test_is_pow2_multiple_of_a_symbolic_power() -> None:
     assert len(cases) == 5
 
 
+def test_is_pow2_multiple_at_other_widths_than_the_encoders() -> None:
+    """On a 32-bit encoder, a 64-bit x (a descriptor) and a 16-bit x, with an 8-bit symbolic
+    log2: 48 = 3 * 16 is a multiple of 2^4, not of 2^5; 2^40 of 2^40, not of 2^41."""
+    enc = Encoder(z3.Context())
+    cases = [(48, 64, 4, True), (48, 64, 5, False), (1 << 40, 64, 40, True),
+             (1 << 40, 64, 41, False), (48, 16, 4, True), (48, 16, 5, False)]
+    for x, width, log2, want in cases:
+        got = z3.simplify(enc.is_pow2_multiple(enc.val(x, width), enc.val(log2, 8)))
+        assert z3.is_true(got) is want, (x, width, log2)
+    assert len(cases) == 6
+
+
 # --- examples ----------------------------------------------------------------------------------
 
 def test_figure_166_matches_its_canonical_formula() -> None:

@@ -6,7 +6,8 @@ process with the original code, and asserts little of a proved claim's text; the
 the claims inside the test (the module's own `claims(spec)`), prove the one with the wanted id
 through `ptxconf.oracle.proofs.cases.run_claim`, and compare the whole outcome a report shows:
 status, code, message, statement, counterexample and facts (all but Z3's query count where that
-count depends on a model Z3 chose).
+count depends on a model Z3 chose). A layout operand's report and its LBO/SBO condition's step
+names are also called directly, on coordinates and steps picked by hand.
 
 Expected values are worked by hand:
 
@@ -37,11 +38,15 @@ import re
 from pathlib import Path
 
 import pytest
+import z3
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
 from ptxconf.oracle.proofs import banks, descriptors, intervals, layouts, swizzles
+from ptxconf.oracle.proofs.encode import Encoder
+from ptxconf.oracle.proofs.runner import Prover
 from ptxconf.oracle.proofs.swizzles import Raw
+from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import default_spec
 from ptxconf.results import Result, Status
 
@@ -109,9 +114,13 @@ def test_bank_claim_of_k_sw32_names_the_unswizzled_conflict() -> None:
         f"(mn {p1['mn']}, k {p1['k']}: row 0, chunk {p1['chunk']}) at {addrs[0]:#05x} and "
         f"(mn {p2['mn']}, k {p2['k']}: row 4, chunk {p2['chunk']}) at {addrs[1]:#05x}, both in "
         f"bank group {group} (start 0x0, LBO 0x0, SBO 0x0)")
-    assert base["reproduce"].startswith('python -c "from ptxconf.oracle.spec import default_spec; ')
-    assert "canonical_row(default_spec(), 'K', '32B'); L = instantiate(r, 8, 2, 1, 0, 0)" in (
-        base["reproduce"])
+    # the line prints each point's bank group: (start + offset in bytes) >> 4 (16-B groups)
+    # mod 8 (32 banks of 4 B: 8 groups a 128-B line), for the layout without its swizzle
+    assert base["reproduce"] == (
+        'python -c "from ptxconf.oracle.spec import default_spec; from ptxconf.oracle.canonical '
+        "import canonical_row, instantiate, row_swizzle, swizzled_offset; r = canonical_row("
+        "default_spec(), 'K', '32B'); L = instantiate(r, 8, 2, 1, 0, 0); print([((0 + L(c) * 16 "
+        f"// 8) >> 4) % 8 for c in [({p1['mn']}, {p1['k']}), ({p2['mn']}, {p2['k']})]])\"")
 
 
 def test_bank_claim_names_the_start_granule_it_was_proved_for(tmp_path: Path) -> None:
@@ -184,6 +193,51 @@ def test_period_block_of_a_negative_shift_is_refuted(tmp_path: Path) -> None:
 
 
 # --- layouts and intervals ---------------------------------------------------------------------
+
+def test_step_text_names_each_repeat_step() -> None:
+    """A step sum(delta_i * stride_i) in template names: a coefficient 1 unwritten, the first
+    term unsigned, a later one with its sign: SBO - LBO is ``SBO-LBO``, 2 SBO + LBO ``2SBO+LBO``."""
+    names = ["SBO", "LBO"]
+    assert layouts._step_text((0, 1), names) == "LBO"
+    assert layouts._step_text((1, -1), names) == "SBO-LBO"
+    assert layouts._step_text((1, 1), names) == "SBO+LBO"
+    assert layouts._step_text((2, -1), names) == "2SBO-LBO"
+    assert layouts._step_text((1, 2), names) == "SBO+2LBO"
+
+
+def test_k_inter_condition_at_m2_k1_lists_every_step() -> None:
+    """K_INTER = ((8,m),(T,2k)):((1T,SBO),(1,LBO)), f16 (T = 8): the core (8 rows of T) is
+    elements 0..63, bytes 0..126, so D = [-126, 126] B, open (-128, 128). At m = 2, k = 1 the m
+    leaf (SBO) and the 2k leaf (LBO) take 2 values: steps d1 SBO + d2 LBO, |d| <= 1, first non-zero
+    positive, in the order (d1, d2) = (0, 1), (1, -1), (1, 0), (1, 1)."""
+    spec = default_spec()
+    row = next(r for r in spec.of(CanonicalLayout) if r.id == "K_INTER")
+    op = layouts.Operand.of(spec, row, "f16")
+    cond = layouts.condition(Prover(z3.Context(), 30.0), op, 2, 1)
+    assert cond.terms == ("LBO", "SBO-LBO", "SBO", "SBO+LBO")
+    assert cond.text() == "LBO, SBO-LBO, SBO, SBO+LBO not in (-128, 128) B"
+
+
+def test_report_of_two_points_at_different_addresses() -> None:
+    """Operand.report with two coordinates that do not collide names both addresses ("at A and
+    B"). K_SW32 f16 (T = 8) at m = k = 1: leaf coordinates (row, m, element, chunk); row 4 is
+    4 * 2T = 64 elements = 128 B on, which Swizzle<1,4,3> on bytes moves to 0x90 (bit 7 flips
+    bit 4); chunk 4 * 16 / 128 = 0."""
+    spec = default_spec()
+    row = next(r for r in spec.of(CanonicalLayout) if r.id == "K_SW32")
+    op = layouts.Operand.of(spec, row, "f16")
+    cex, line = op.report(Encoder(z3.Context()), (0, 0, 0, 0), (4, 0, 0, 0), 1, 1, 0, 0)
+    summary = ("K_SW32 f16 m=1 k=1 LBO=0x0 SBO=0x0: (mn 0, k 0: row 0, chunk 0) and "
+               "(mn 4, k 0: row 4, chunk 0) at 0x000 and 0x090")
+    assert cex == {"summary": summary, "dtype": "f16", "m": 1, "k": 1, "lbo_bytes": 0,
+                   "sbo_bytes": 0, "points": [
+                       {"mn": 0, "k": 0, "row": 0, "chunk": 0, "address": "0x000"},
+                       {"mn": 4, "k": 0, "row": 4, "chunk": 0, "address": "0x090"}]}
+    assert line == (
+        'python -c "from ptxconf.oracle.spec import default_spec; from ptxconf.oracle.canonical '
+        "import canonical_row, instantiate, row_swizzle, swizzled_offset; r = canonical_row("
+        "default_spec(), 'K', '32B'); L = instantiate(r, 8, 1, 1, 0, 0); print([hex(swizzled_offset("
+        "L(c), 16, row_swizzle(r), 'bytes')) for c in [(0, 0), (4, 0)]])\"")
 
 def test_k_sw128_layout_claim_names_its_k_bound_and_condition() -> None:
     """K_SW128 = Swizzle<3,4,3> o ((8,m),(T,2k)):((8T,SBO),(1,T)): rows 8T elements (128 B) apart,

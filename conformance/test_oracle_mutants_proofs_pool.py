@@ -14,7 +14,9 @@ Expected values come from the documented behaviour, not from running the code:
   `_serve` with the spec's folder and the budget); the dispatcher "hands each ready worker the
   next claim" (`ProofPool.start`: "in that order"), one claim per worker at a time; a worker
   that died between answers (`hand` raising OSError) does not take the claim: it goes back to
-  the front of the queue;
+  the front of the queue; a worker proves "claims by id", so `hand` sends the id; `_hear` takes
+  "ready" and `(id, result, exception)` answers, and "the next claim goes out before the
+  answers are told"; each of a pool's workers is started with the run's budget;
 * cases.py's `proof_cases`: with workers > 0, the wanted claims (by id, in `all_claims` order)
   go to `ProofPool.start(spec, ids, timeout_s, min(workers, len(ids)))` when there are two or
   more, and the pool's `close` goes on the caller's ``closers``.
@@ -23,6 +25,7 @@ Expected values come from the documented behaviour, not from running the code:
 from __future__ import annotations
 
 import collections
+import threading
 from collections.abc import Sequence
 from types import SimpleNamespace
 
@@ -103,9 +106,13 @@ class _FakeEnd:
     def __init__(self, name: str) -> None:
         self.name = name
         self.closed = False
+        self.sent: list[object] = []
 
     def close(self) -> None:
         self.closed = True
+
+    def send(self, message: object) -> None:
+        self.sent.append(message)
 
 
 class _FakeContext:
@@ -138,6 +145,43 @@ def test_a_worker_serves_its_pipe_end_with_the_spec_folder_and_budget(
     assert proc.started and child.closed and not parent.closed
     assert worker.conn is parent and worker.proc is proc
     assert (worker.ready, worker.claim) == (False, None)
+
+
+def test_handing_a_worker_a_claim_sends_its_id_down_the_pipe(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """_Worker.hand: the worker holds the claim, and its id goes to the process (_serve proves
+    claims "by id")."""
+    ctx = _FakeContext()
+    monkeypatch.setattr(pool_mod, "context", lambda: ctx)
+    worker = _Worker("/some/spec", 12.5)
+    parent, child = ctx.pipes[0]
+    worker.hand("c7")
+    assert (parent.sent, child.sent) == (["c7"], [])
+    assert worker.claim == "c7"
+
+
+class _FakeThread:
+    def __init__(self, **kwargs: object) -> None:
+        self.kwargs = kwargs
+
+
+def test_a_pool_starts_its_workers_with_the_budget_and_a_dispatcher(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """ProofPool(spec, ids, budget, 2): two workers, each serving the spec's folder under the
+    budget; a daemon "ptxconf-proof-dispatch" thread that runs the pool's dispatcher (started
+    by `start`, not here)."""
+    ctx = _FakeContext()
+    monkeypatch.setattr(pool_mod, "context", lambda: ctx)
+    monkeypatch.setattr(pool_mod, "threading", SimpleNamespace(
+        Thread=_FakeThread, Condition=threading.Condition, current_thread=threading.current_thread))
+    pool = ProofPool(SimpleNamespace(root="/some/spec"), ["c1", "c2", "c3"],  # type: ignore[arg-type]
+                     12.5, 2)
+    assert [p.kwargs["args"] for p in ctx.processes] == [
+        (ctx.pipes[0][1], "/some/spec", 12.5), (ctx.pipes[1][1], "/some/spec", 12.5)]
+    assert [w.proc for w in pool._workers] == ctx.processes
+    assert pool._thread.kwargs == {"target": pool._dispatch, "daemon": True,
+                                   "name": "ptxconf-proof-dispatch"}
+    assert list(pool._queue) == ["c1", "c2", "c3"]
 
 
 class _Hand:
@@ -189,3 +233,39 @@ def test_feed_with_an_empty_queue_hands_nothing() -> None:
     pool = _pool([], [idle])
     pool._feed()
     assert (idle.sent, idle.claim, list(pool._queue)) == ([], None, [])
+
+
+class _Pipe:
+    """The parent's end of a worker's pipe, with these messages waiting in it."""
+
+    def __init__(self, messages: list[object]) -> None:
+        self.messages = collections.deque(messages)
+
+    def poll(self) -> bool:
+        return bool(self.messages)
+
+    def recv(self) -> object:
+        return self.messages.popleft()
+
+
+class _Talker(_Hand):
+    """A worker whose pipe holds messages and whose process is alive."""
+
+    def __init__(self, messages: list[object], claim: str | None = None) -> None:
+        super().__init__(False, claim)
+        self.conn = _Pipe(messages)
+        self.proc = SimpleNamespace(is_alive=lambda: True)
+
+
+def test_hear_takes_ready_then_an_answer_and_feeds_the_worker_first() -> None:
+    """_hear: "ready" marks the worker ready; an (id, result, error) answer frees it, the next
+    claim goes out, then the answer is kept: the result, or the error where there is one."""
+    proved, failed = object(), ValueError("no")
+    worker = _Talker(["ready", ("c1", proved, None), ("c2", None, failed)], claim="c1")
+    pool = _pool(["c3"], [worker])
+    pool._cond = threading.Condition()
+    pool._answers = {}
+    pool._hear(worker)  # type: ignore[arg-type]
+    assert (worker.ready, worker.claim, worker.sent) == (True, "c3", ["c3"])
+    assert pool._answers == {"c1": proved, "c2": failed}
+    assert list(pool._queue) == []

@@ -26,10 +26,15 @@ Expected values are worked by hand:
 * no swizzle has no base-offset rule, so starts are aligned to 16 B (one chunk); one K block
   (the tile's K is the instruction's 16) has no k-block step: "start + 0 B";
 * Swizzle<1,4,3> on a byte address flips bit 4 when bit 7 is set (the CuTeDSL blog's
-  definition of Swizzle<B,M,S>: bit M+i XOR bit M+S+i, i < B).
+  definition of Swizzle<B,M,S>: bit M+i XOR bit M+S+i, i < B);
+* runner.py's `satisfiable` guards against a vacuous proof: when no start and element meet the
+  domain (here an operand whose K is cut to 0) the proof raises, saying which domain (starts
+  aligned to the repeat, below 2^18 less the tile's span: its last byte address + 16).
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 import z3
@@ -139,3 +144,18 @@ def test_mn_32b_claim_reads_the_swizzle_on_bytes(spec: Spec) -> None:
         "layout": layout, "swizzle": "32B", "lbo": 512, "sbo": 256, "k_block_step": None,
         "descriptors": {"0,0": f"{3 << 62 | 16 << 32 | 32 << 16:#018x}"}, "repeat_bytes": 256}}}
     assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+
+
+def test_a_tile_with_no_element_is_a_vacuous_proof_not_a_pass(spec: Spec) -> None:
+    """MN_INTER's f16 tile ((8,8),(8,2)):((1,128),(8,64)) with the operand's K cut to 0: no j
+    < 0, so the domain is empty and the proof says so. The tile's last element is at 7 + 7*128
+    + 7*8 + 64 = 1023 elements = 2046 B, so the span is 2046 + 16 = 2062 B; no swizzle: 16-B
+    starts."""
+    row = _row(spec, "MN_INTER")
+    tile = MN_INTER_F16
+    op = Operand("f16", "MN", 64, 16, 16, "A", None)
+    syn = synthesize(spec, tile, op, majors=("MN",), start=0, swizzle_unit="bytes")
+    with pytest.raises(AssertionError) as info:
+        synthesis.prove_tile(Prover(z3.Context(), 30.0), spec, row, tile,
+                             dataclasses.replace(op, k=0), syn)
+    assert str(info.value) == "vacuous proof: a start aligned to 16 B below 2^18 - 2062 cannot be met"

@@ -24,12 +24,14 @@ Expected values are worked by hand:
   worker was lost -> UNKNOWN "proof_lost";
 * a claim that must fail is reached by copying the bundled spec to tmp_path and editing one row
   (conformance/scratch_spec.py): m8n8k4 becomes m1n8k4 (M = 1, so A is 1x4 and has one row)
-  with A's row-major stride 5 instead of 4.
+  with A's row-major stride 5 instead of 4; or m8n8k4 keeps its shape with A's row-major
+  stride 3, below its 4 columns.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from scratch_spec import edited_spec
@@ -176,6 +178,27 @@ def test_a_stride_past_the_leading_dimension_leaves_gaps(one_row_spec: Spec) -> 
     assert got.fields["reproduce"] == (
         'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((1, 4), (1, 8)); '
         'print([L(c) for c in [(0, 1)]])"')
+    assert got.fields["statement"] == _statement(key, "stride")
+
+
+def test_a_stride_below_the_leading_dimension_overlaps(tmp_path: Path) -> None:
+    """m8n8k4 with A's row-major stride 3 instead of 4: A is 8x4, (8,4):(3,1) puts (r, c) at
+    3r + c; offsets 0, 1, 2 are (0, 0), (0, 1), (0, 2) alone, and the least shared offset is 3:
+    (0, 3) and (1, 0), and only they (Z3 picks which comes first)."""
+    spec = edited_spec(tmp_path, "wmma/default_strides.yaml",
+                       "{id: m8n8k4, m_elems: 8, n_elems: 8, k_elems: 4, a_row_elems: 4,",
+                       "{id: m8n8k4, m_elems: 8, n_elems: 8, k_elems: 4, a_row_elems: 3,")
+    key = f"{ROWS}:m8n8k4.a.row"
+    got = _run(spec, f"{STRIDE}[{key}]")
+    assert (got.status, got.code, got.fields["proof_status"]) == (
+        Status.DISCREPANCY, "refuted", "refuted")
+    a, b = got.fields["counterexample"]["elements"]
+    assert {a, b} == {(0, 3), (1, 0)}
+    assert got.fields["counterexample"] == {"elements": [a, b], "offset": 3}
+    assert got.message == f"{key}: stride 3 overlaps: elements (row, col) {a} and {b} both at offset 3 elems"
+    assert got.fields["reproduce"] == (
+        'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((8, 4), (3, 1)); '
+        f'print([L(c) for c in [{a}, {b}]])"')
     assert got.fields["statement"] == _statement(key, "stride")
 
 
