@@ -13,9 +13,10 @@ import typing
 from pathlib import Path
 
 import pytest
+import yaml
 
 from ptxconf.oracle import records
-from ptxconf.oracle.lint.base import MAX_DEPTH, MAX_FILE_BYTES, RawDocument, RawRow, SpecError
+from ptxconf.oracle.lint.base import MAX_DEPTH, MAX_FILE_BYTES, RawDocument, RawRow, SpecError, SpecLoader
 from ptxconf.oracle.lint.ids import IdRule
 from ptxconf.oracle.lint.schema import SchemaError, SchemaRule, build_row, convert, describe, is_optional
 from ptxconf.oracle.lint.source import SourceRule
@@ -62,6 +63,50 @@ def test_alias_is_refused_on_its_line(tmp_path: Path) -> None:
     text = "kind: element_type\n" + SOURCE + "rows:\n  - &r {id: f16, width_bits: 16, kind: float}\n  - *r\n"
     # the anchor (line 4) comes first in the event stream
     assert refusal(tmp_path, text).startswith("4: SPEC-YAML - anchors and aliases are not allowed")
+
+
+def test_an_alias_without_an_anchor_is_refused_on_its_line(tmp_path: Path) -> None:
+    # the parser hands on `*r` though no anchor `&r` exists (only a composer would look it up)
+    text = "kind: element_type\n" + SOURCE + "rows:\n  - {id: f16, width_bits: 16, kind: float}\n  - *r\n"
+    assert refusal(tmp_path, text) == ("5: SPEC-YAML - anchors and aliases are not allowed in a spec file: "
+                                       "write each value out")
+
+
+def test_a_second_document_is_refused_where_it_starts(tmp_path: Path) -> None:
+    # lines: 1 kind, 2 source, 3 rows, 4 the `---` that starts a second document
+    text = "kind: element_type\n" + SOURCE + "rows: []\n---\nkind: element_type\n"
+    assert refusal(tmp_path, text) == ("4: SPEC-YAML - a spec file is one YAML document; a second one "
+                                       "starts here")
+
+
+def _libyaml_refuses(monkeypatch: pytest.MonkeyPatch, problem: str, problem_line: int | None,
+                     context_line: int | None) -> None:
+    """The parser raising as libyaml >= 0.2.6 does past its own nesting limit (PyYAML 6.0.4),
+    whichever PyYAML is installed: marks on the given 0-based lines (None: no mark)."""
+    def mark(line: int | None) -> yaml.Mark | None:
+        return None if line is None else yaml.Mark("s.yaml", 0, line, 0, None, None)
+
+    def get_event(self: object) -> object:
+        raise yaml.parser.ParserError("while parsing a flow node", mark(context_line), problem,
+                                      mark(problem_line))
+
+    monkeypatch.setattr(SpecLoader, "get_event", get_event)
+
+
+@pytest.mark.parametrize(("problem_line", "context_line", "line"),
+                         [(6, 2, 7), (None, 2, 3), (None, None, 1)],
+                         ids=["problem-mark", "context-mark-only", "no-mark"])
+def test_libyamls_own_nesting_limit_is_the_size_refusal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, problem_line: int | None,
+        context_line: int | None, line: int) -> None:
+    _libyaml_refuses(monkeypatch, "exceeded maximum nesting depth", problem_line, context_line)
+    assert refusal(tmp_path, "a: 1\n") == f"{line}: SPEC-SIZE - expected nesting at most 16 deep"
+
+
+def test_libyamls_other_errors_stay_malformed_yaml(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    _libyaml_refuses(monkeypatch, "did not find expected ',' or ']'", 6, 2)
+    assert refusal(tmp_path, "a: 1\n") == "7: SPEC-YAML - malformed YAML: did not find expected ',' or ']'"
 
 
 def _nested(levels: int) -> str:
@@ -397,6 +442,32 @@ def test_id_rule_alone_on_a_hand_made_document() -> None:
         "h.yaml:6: SPEC-ID - id 'a b': only letters, digits, '_', '.', '-'",
     ]
     assert SpecError("p", 2, "R", "m").__str__() == "p:2: R - m"
+
+
+def test_id_rule_alone_converts_the_row_itself() -> None:
+    # no SPEC-SCHEMA ran before it, so the row's values are not converted yet: the id rule
+    # converts them (and keeps them) to recompute the id. wgmma/swizzle_atoms.yaml's K_SW128
+    # row with the id of the MN-major atom:
+    data = {"id": "MN_SW128", "swizzle": "128B", "major": "K", "printed_shape": "8x8",
+            "leading_u128": 8, "strided_elems": 8}
+    row = RawRow(data, 4, {"id": 5})
+    doc = RawDocument("h.yaml", "h.yaml", {"kind": "swizzle_atom"}, {}, [row])
+    assert [str(e) for e in IdRule().check(doc)] == [
+        "h.yaml:5: SPEC-ID - id 'MN_SW128' disagrees with the row's fields, which give 'K_SW128'"]
+    assert row.built == data  # every value already of its field's type
+
+
+def test_a_row_keeps_its_converted_values_only_when_all_converted(tmp_path: Path) -> None:
+    text = ("kind: element_type\n" + SOURCE + "rows:\n"
+            "  - {id: f16, width_bits: 16, kind: float}\n"
+            "  - {id: f8, width_bits: '8', kind: float}\n")
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    doc = RawDocument.parse(path, "s.yaml")
+    errors = SchemaRule().check(doc)
+    assert [e.line for e in errors] == [5]
+    assert doc.rows[0].built == {"id": "f16", "width_bits": 16, "kind": "float"}
+    assert doc.rows[1].built is None
 
 
 def test_a_spec_file_is_read_as_utf8_whatever_the_locale(tmp_path: Path,

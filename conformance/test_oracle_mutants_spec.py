@@ -32,7 +32,7 @@ import pytest
 
 from ptxconf.oracle import records
 from ptxconf.oracle import spec as spec_mod
-from ptxconf.oracle.lint import SpecError
+from ptxconf.oracle.lint import RawDocument, SpecError
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, SpecErrors, load_spec, spec_sha256
 
 TYPES = "wgmma/element_types.yaml"
@@ -160,6 +160,17 @@ def test_each_row_carries_its_files_source_block() -> None:
         "NVIDIA PTX ISA", "9.0", "fundamental-types", 13)
     assert all(r.source == src for r in rows[1:])
     assert (rows[0].id, rows[0].file) == ("f16", TYPES)
+
+
+def test_records_of_a_file_no_rule_has_read_yet(tmp_path: Path) -> None:
+    # `_records` converts a row's values itself where no rule has (they are kept on the row)
+    path = tmp_path / "t.yaml"
+    path.write_text('kind: element_type\nsource: {document: NVIDIA PTX ISA, ptx_isa_version: "9.0", '
+                    'anchor: fundamental-types, section: "5.2"}\nrows:\n'
+                    '  - {id: f16, width_bits: 16, kind: float}\n')
+    doc = RawDocument.parse(path, "t.yaml")
+    (row,) = spec_mod._records(doc)
+    assert (row.id, row.width_bits, row.kind, row.file, row.line) == ("f16", 16, "float", "t.yaml", 4)
 
 
 def test_in_file_keeps_only_that_files_rows() -> None:

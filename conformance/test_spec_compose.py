@@ -88,14 +88,6 @@ def test_drawn_documents_read_as_safe_load_reads_them(tmp_path: Path, value: dic
     assert got == _theirs(text) == json.loads(json.dumps(value))
 
 
-def test_a_second_document_is_refused_on_its_line(tmp_path: Path) -> None:
-    path = tmp_path / "s.yaml"
-    path.write_text("a: 1\n---\nb: 2\n", encoding="utf-8")
-    with pytest.raises(SpecError) as err:
-        RawDocument.parse(path, "s.yaml")
-    assert str(err.value) == f"{path}:2: SPEC-YAML - malformed YAML: but found another document"
-
-
 @pytest.mark.parametrize("collector_on", [True, False], ids=["collector-on", "collector-off"])
 def test_loading_leaves_the_garbage_collector_as_it_found_it(collector_on: bool) -> None:
     was = gc.isenabled()

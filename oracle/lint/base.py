@@ -163,7 +163,9 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
     """The document's node tree, composed in one pass over libyaml's events, refusing as it
     goes what a spec file may not hold: anchors and aliases (so no alias bomb is ever built),
     nesting deeper than MAX_DEPTH, a key that is not a plain string, a key twice in a mapping,
-    and a second document. Scalars and collections get the tags yaml.compose gives them."""
+    and a second document. Scalars and collections get the tags yaml.compose gives them, and
+    their start marks (the lines reports name); end marks and styles, which nothing here reads,
+    are left out."""
     loader = SpecLoader(text)
     get_event = loader.get_event
     scalar_tag = loader.scalar_tag
@@ -188,8 +190,7 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
             tag = event.tag
             if tag is None or tag == "!":
                 tag = scalar_tag(event.value, event.implicit)
-            node: yaml.Node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark,
-                                              event.style)
+            node: yaml.Node = yaml.ScalarNode(tag, event.value, event.start_mark)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if event.anchor is not None:
                 raise _anchor_error(shown, event)
@@ -200,19 +201,17 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
             mapping = kind is yaml.MappingStartEvent
             if tag is None or tag == "!":
                 tag = _MAP_TAG if mapping else _SEQ_TAG
-            node = (yaml.MappingNode if mapping else yaml.SequenceNode)(
-                tag, [], event.start_mark, None, flow_style=event.flow_style)
+            node = (yaml.MappingNode if mapping else yaml.SequenceNode)(tag, [], event.start_mark)
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
-            stack.pop()[0].end_mark = event.end_mark
+            stack.pop()
             continue
         elif kind is yaml.AliasEvent:
             raise _anchor_error(shown, event)
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
-                raise yaml.composer.ComposerError("expected a single document in the stream",
-                                                  None, "but found another document",
-                                                  event.start_mark)
+                raise SpecError(shown, event.start_mark.line + 1, "SPEC-YAML", "a spec file is "
+                                "one YAML document; a second one starts here")
             continue
         elif kind is yaml.StreamEndEvent:
             return root
@@ -251,9 +250,8 @@ def _attach(shown: str, parent: list[Any], node: yaml.Node) -> None:
 
 def _anchor_error(shown: str, event: yaml.Event) -> SpecError:
     """The refusal of an anchor or an alias, at its line."""
-    line = event.start_mark.line + 1 if event.start_mark is not None else 1
-    return SpecError(shown, line, "SPEC-YAML", "anchors and aliases are not allowed in a spec "
-                     "file: write each value out")
+    return SpecError(shown, event.start_mark.line + 1, "SPEC-YAML", "anchors and aliases are "
+                     "not allowed in a spec file: write each value out")
 
 
 def _key_lines(node: yaml.MappingNode) -> dict[str, int]:
