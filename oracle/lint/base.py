@@ -186,14 +186,14 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
         kind = type(event)
         if kind is yaml.ScalarEvent:
             if event.anchor is not None:
-                raise _anchor_error(shown, event)
+                raise _anchor_error(shown, event.start_mark)
             tag = event.tag
             if tag is None or tag == "!":
                 tag = scalar_tag(event.value, event.implicit)
             node: yaml.Node = yaml.ScalarNode(tag, event.value, event.start_mark)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             if event.anchor is not None:
-                raise _anchor_error(shown, event)
+                raise _anchor_error(shown, event.start_mark)
             if len(stack) >= MAX_DEPTH:
                 raise SpecError(shown, event.start_mark.line + 1, "SPEC-SIZE",
                                 f"expected nesting at most {MAX_DEPTH} deep")
@@ -206,7 +206,7 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
             stack.pop()
             continue
         elif kind is yaml.AliasEvent:
-            raise _anchor_error(shown, event)
+            raise _anchor_error(shown, event.start_mark)
         elif kind is yaml.DocumentStartEvent:
             documents += 1
             if documents > 1:
@@ -248,9 +248,10 @@ def _attach(shown: str, parent: list[Any], node: yaml.Node) -> None:
         parent[1] = node
 
 
-def _anchor_error(shown: str, event: yaml.Event) -> SpecError:
-    """The refusal of an anchor or an alias, at its line."""
-    return SpecError(shown, event.start_mark.line + 1, "SPEC-YAML", "anchors and aliases are "
+def _anchor_error(shown: str, mark: Any) -> SpecError:
+    """The refusal of an anchor or an alias, at its line (every event the parser yields has a
+    start mark)."""
+    return SpecError(shown, mark.line + 1, "SPEC-YAML", "anchors and aliases are "
                      "not allowed in a spec file: write each value out")
 
 
