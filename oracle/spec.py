@@ -116,8 +116,8 @@ def load_spec(root: Path | str | None = None) -> Spec:
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """Python's cyclic garbage collector off while a spec loads: parsing makes ~100k short-lived
-    objects per MB and none in cycles, so its passes only cost time (a third of the load in a
-    process that already holds a large heap)."""
+    objects per MB and none in cycles, so its passes only cost time (more, the larger the heap
+    of the process that loads it)."""
     was_on = gc.isenabled()
     gc.disable()
     try:
