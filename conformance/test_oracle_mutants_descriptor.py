@@ -107,7 +107,8 @@ def test_descriptor_format_reads_the_spec_it_is_given() -> None:
     other = descriptor_format(Spec(root=Path("."), rows=rows))
     assert other.swizzle_code("none") == 3
     assert descriptor_format(None).swizzle_code("none") == 0
-    assert descriptor_format(object()).swizzle_code("none") == 0
+    with pytest.raises(TypeError, match="^descriptor_format wants a Spec or None, got object$"):
+        descriptor_format(object())  # type: ignore[arg-type]
 
 
 def test_a_spec_missing_a_field_is_refused_by_name() -> None:

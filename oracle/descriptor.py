@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ptxconf.oracle.records import DescriptorField, SwizzleMode
+
+if TYPE_CHECKING:
+    from ptxconf.oracle.spec import Spec
 
 #: The spec file that is normative for the descriptor (CUTLASS's is a witness, checked against it).
 DESCRIPTOR_FILE = "wgmma/matrix_descriptor.yaml"
@@ -117,12 +121,17 @@ class DescriptorFormat:
         }
 
 
-def descriptor_format(spec: object | None = None) -> DescriptorFormat:
-    """The normative descriptor format of a spec (default: the bundled spec)."""
+def descriptor_format(spec: Spec | None = None) -> DescriptorFormat:
+    """The normative descriptor format of a spec (None: the bundled spec). Anything else is a
+    TypeError, never a silent fall back to the bundled spec's format (a `--spec-dir` that
+    changes the descriptor must reach every caller)."""
     from ptxconf.oracle.spec import Spec, default_spec
 
-    s = spec if isinstance(spec, Spec) else default_spec()
-    return DescriptorFormat.from_rows(s.in_file(DescriptorField, DESCRIPTOR_FILE))
+    if spec is None:
+        spec = default_spec()
+    elif not isinstance(spec, Spec):
+        raise TypeError(f"descriptor_format wants a Spec or None, got {type(spec).__name__}")
+    return DescriptorFormat.from_rows(spec.in_file(DescriptorField, DESCRIPTOR_FILE))
 
 
 def encode(start_address_bytes: int, lbo_bytes: int, sbo_bytes: int, swizzle: str,
