@@ -85,6 +85,27 @@ def _cold_warm(args: list[str], tmp: Path, name: str) -> dict[str, Any]:
     return {"cold": cold, "warm": median, "warm_walls_s": [r["wall_s"] for r in warms]}
 
 
+def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
+    """What a run's GPU lanes did, from its meta.lanes: how many lanes, the span from the first
+    job's start to the last job's end (the GPU phase, inside the run's wall time) and the lanes'
+    busy seconds summed (host and GPU work together); {} where the run has no lane timeline."""
+    timeline = (lanes or {}).get("timeline") or []
+    if not timeline:
+        return {}
+    return {"lanes": lanes.get("lanes") if lanes else None,
+            "lanes_span_s": round(max(j["end"] for j in timeline)
+                                  - min(j["start"] for j in timeline), 2),
+            "lanes_busy_s": round(sum(j["end"] - j["start"] for j in timeline), 2)}
+
+
+def _phase(run: dict[str, Any]) -> str:
+    """ (lanes' span / busy seconds) of a scaling run, where it has them."""
+    if "lanes_span_s" not in run:
+        return ""
+    return (f" (its {run['lanes']} lanes: {run['lanes_span_s']} s from the first job to the "
+            f"last, {run['lanes_busy_s']} lane-s busy)")
+
+
 def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
     """Warm `check --gpu on` over more workers and GPUs, on the caches of the cold run (nothing
     compiles, nothing is proved): one probe worker against two sharing one GPU; and, where two
@@ -96,7 +117,8 @@ def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
     def wall(*args: str) -> dict[str, Any]:
         name = "scaling-" + "-".join(a.lstrip("-") for a in args)
         r = _check(["--gpu", "on", *args], env, tmp / name)
-        return {k: r.get(k) for k in ("command", "wall_s", "exit_code", "cases", "status")}
+        return {**{k: r.get(k) for k in ("command", "wall_s", "exit_code", "cases", "status")},
+                **lane_phase(r.get("lanes"))}
 
     one, two = wall("--workers-per-gpu", "1"), wall("--workers-per-gpu", "2")
     out: dict[str, Any] = {"one_gpu": {"workers_1": one, "workers_2": two,
@@ -217,11 +239,13 @@ def _lines(f: dict[str, Any]) -> list[str]:
     sc = f.get("scaling")
     if sc:
         one = sc["one_gpu"]
-        out.append(f"one GPU, warm: 1 probe worker {one['workers_1']['wall_s']} s, 2 workers "
-                   f"sharing it {one['workers_2']['wall_s']} s: {one['ratio']}x")
+        out.append(f"one GPU, warm: 1 probe worker {one['workers_1']['wall_s']} s"
+                   f"{_phase(one['workers_1'])}, 2 workers sharing it "
+                   f"{one['workers_2']['wall_s']} s{_phase(one['workers_2'])}: {one['ratio']}x")
         two = sc["two_gpus"]
         out.append("two GPUs, warm: " + (two.get("unmeasured") or
-                   f"{two['gpus_1']['wall_s']} s on one, {two['gpus_2']['wall_s']} s on two "
+                   f"{two['gpus_1']['wall_s']} s on one{_phase(two['gpus_1'])}, "
+                   f"{two['gpus_2']['wall_s']} s on two{_phase(two['gpus_2'])} "
                    f"({two['workers_per_gpu']} workers each): {two['ratio']}x"))
     for row in f.get("spec_load", []):
         out.append(f"spec load: {row}")
