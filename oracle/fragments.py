@@ -20,7 +20,7 @@ Every map is checked to be a bijection onto the M x (K or N) tile before it is r
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, replace
+from dataclasses import InitVar, dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -155,6 +155,18 @@ class FragmentMap:
     instruction_type: str
     fragment: str
     valid_n_from: str
+    #: `entries` as a read-only int64 [entries, 5] array (the form the probes and checks read).
+    table: np.ndarray = field(init=False, compare=False, repr=False)
+    #: The table where the builder has it already (else it is made from `entries`); not copied
+    #: by dataclasses.replace, so a map with other entries never keeps a stale table.
+    given_table: InitVar[np.ndarray | None] = None
+
+    def __post_init__(self, given_table: np.ndarray | None) -> None:
+        """Set `table`: the one given, or one made from `entries`."""
+        if given_table is None:
+            given_table = np.array(self.entries, dtype=np.int64).reshape(-1, 5)
+            given_table.setflags(write=False)
+        object.__setattr__(self, "table", given_table)
 
     @property
     def provenance(self) -> dict[str, object]:
@@ -212,21 +224,23 @@ def fragment_map(instr: str, operand: str, spec: Spec | None = None) -> Fragment
     if fmap.instr == res.instr.name:
         return fmap
     return replace(fmap, instr=res.instr.name, instruction_type=res.itype.key,
-                   valid_n_from=res.valid_n_from)
+                   valid_n_from=res.valid_n_from, given_table=fmap.table)
 
 
 def fragment_array(instr: str, operand: str, spec: Spec | None = None) -> np.ndarray:
     """The map's entries as a read-only int64 [entries, 5] array (thread, register,
     subelement, row, col), made once per shared map."""
-    spec = spec or default_spec()
-    key = _map_key(_resolved(instr, operand, spec), operand, spec)
+    return fragment_map(instr, operand, spec).table
 
-    def make() -> np.ndarray:
-        table = np.array(fragment_map(instr, operand, spec).entries, dtype=np.int64).reshape(-1, 5)
-        table.setflags(write=False)
-        return table
 
-    return spec.memo(("fragment_array", *key), make)
+def _table(columns: list[np.ndarray]) -> tuple[tuple[Entry, ...], np.ndarray]:
+    """(entries, table) of five equally shaped columns (thread, register, subelement, row,
+    col), sorted by (thread, register, subelement, row, col); the table read-only."""
+    cols = [np.asarray(c, dtype=np.int64).ravel() for c in columns]
+    order = np.lexsort(cols[::-1])
+    table = np.stack([c[order] for c in cols], axis=1).reshape(-1, 5)
+    table.setflags(write=False)
+    return tuple(map(tuple, table.tolist())), table
 
 
 def fragment_entries(instr: str, operand: str, spec: Spec | None = None) -> list[Entry]:
@@ -241,11 +255,8 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     m_rows = wgmma_m(spec)
     epr = frag.elems_per_register
     tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, value] -> element index
-    t, v = np.indices(tv.shape).reshape(2, -1)
-    idx = tv.ravel()
-    # thread-major, then value: already in (thread, register, subelement) order
-    entries = tuple(map(tuple, np.stack([t, v // epr, v % epr, idx % m_rows, idx // m_rows],
-                                        axis=1).tolist()))
+    t, v = np.indices(tv.shape)
+    entries, table = _table([t, v // epr, v % epr, tv % m_rows, tv // m_rows])
     derived = [f"cute/mma_atoms:{D_ATOM_ROW} {spec.get(CuteLayout, D_ATOM_ROW).layout}",
                f"logical_product with ({n // _atom_cols(spec)}):1 -> {layout}",
                f"{frag.key}: {frag.elems_per_register} element(s) per register, low to high"]
@@ -257,7 +268,7 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
                        elems_per_register=epr, entries=entries, layout=str(layout),
                        layout_unit="elements", status=STATUS_DERIVED, derived_from=tuple(derived),
                        hypothesis=None, instruction_type=res.itype.key, fragment=frag.key,
-                       valid_n_from=res.valid_n_from)
+                       valid_n_from=res.valid_n_from, given_table=table)
 
 
 def _atom_cols(spec: Spec) -> int:
@@ -276,40 +287,48 @@ def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     if epr * bits != register_bits:
         raise ValueError(f"{frag.key}: {epr} x {bits}-bit elements do not fill a "
                          f"{register_bits}-bit register")
-    entries: list[Entry] = []
-    for t, vals in enumerate(_tv_rows(layout)):
-        for v, idx in enumerate(vals):
-            row, hcol = idx % m_rows, idx // m_rows
-            reg, half = divmod(v, halves_per_reg)
-            if bits <= HALF_BITS:
-                per_half = HALF_BITS // bits
-                entries.extend((t, reg, half * per_half + j, row, hcol * per_half + j)
-                               for j in range(per_half))
-            else:
-                halves_per_elem = bits // HALF_BITS
-                if hcol % halves_per_elem != half % halves_per_elem:
-                    raise FragmentMapError(
-                        f"{res.instr.name}: thread {t} register {reg} half {half} lands on "
-                        f"halfword column {hcol}, which is not half {half} of a {bits}-bit element")
-                if half % halves_per_elem == 0:
-                    entries.append((t, reg, half // halves_per_elem, row, hcol // halves_per_elem))
+    tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, halfword value] -> index
+    t, v = np.indices(tv.shape)
+    row, hcol = tv % m_rows, tv // m_rows
+    reg, half = v // halves_per_reg, v % halves_per_reg
+    if bits <= HALF_BITS:  # each halfword holds HALF_BITS / bits elements, low to high
+        per_half = HALF_BITS // bits
+        j = np.arange(per_half)
+
+        def each(x: np.ndarray) -> np.ndarray:
+            return np.broadcast_to(x[..., None], (*x.shape, per_half))
+
+        entries, table = _table([each(t), each(reg), half[..., None] * per_half + j, each(row),
+                                 hcol[..., None] * per_half + j])
+    else:  # an element spans halves_per_elem halfwords of one register, in order
+        halves_per_elem = bits // HALF_BITS
+        bad = hcol % halves_per_elem != half % halves_per_elem
+        if bad.any():
+            ft, fv = (int(x) for x in np.unravel_index(int(np.argmax(bad)), bad.shape))
+            raise FragmentMapError(
+                f"{res.instr.name}: thread {ft} register {int(reg[ft, fv])} half "
+                f"{int(half[ft, fv])} lands on halfword column {int(hcol[ft, fv])}, which is not "
+                f"half {int(half[ft, fv])} of a {bits}-bit element")
+        first = half % halves_per_elem == 0
+        entries, table = _table([t[first], reg[first], half[first] // halves_per_elem,
+                                 row[first], hcol[first] // halves_per_elem])
     derived = [f"hypothesis {A_REGISTER_LAYOUT.name}: {A_REGISTER_LAYOUT.readings['a_regs_like_d16']}",
                f"halfword map = D map for N={k * bits // HALF_BITS}: {layout}",
                f"{frag.key}: {epr} element(s) of {bits} bits per register, low to high",
                "witness: PTX ISA mma.sync A fragments stacked over 4 warps (mma_sync_a_witness)"]
     return FragmentMap(instr=res.instr.name, operand="A", rows=m_rows, cols=k,
                        threads=layout[0].size(), registers=frag.registers_for(res.instr.n),
-                       elems_per_register=epr, entries=tuple(sorted(entries)), layout=str(layout),
+                       elems_per_register=epr, entries=entries, layout=str(layout),
                        layout_unit=f"{HALF_BITS}-bit halves", status=STATUS_HYPOTHESIS,
                        derived_from=tuple(derived), hypothesis=A_REGISTER_LAYOUT.name,
                        instruction_type=res.itype.key, fragment=frag.key,
-                       valid_n_from=res.valid_n_from)
+                       valid_n_from=res.valid_n_from, given_table=table)
 
 
 def check_bijection(fmap: FragmentMap) -> None:
     """Raise FragmentMapError unless the entries cover the tile once and the registers once.
     Checked over all entries at once; where that finds a fault, `_first_fault` names it."""
-    e = np.asarray(fmap.entries, dtype=np.int64).reshape(-1, 5)
+    e = fmap.table
     want = fmap.rows * fmap.cols
     slots = fmap.threads * fmap.registers * fmap.elems_per_register
     lo = e.min(axis=0) if len(e) else np.zeros(5, dtype=np.int64)
