@@ -240,7 +240,7 @@ def _table(columns: list[np.ndarray]) -> tuple[tuple[Entry, ...], np.ndarray]:
     order = np.lexsort(cols[::-1])
     table = np.stack([c[order] for c in cols], axis=1).reshape(-1, 5)
     table.setflags(write=False)
-    return tuple(map(tuple, table.tolist())), table
+    return tuple((t, r, e, i, j) for t, r, e, i, j in table.tolist()), table
 
 
 def fragment_entries(instr: str, operand: str, spec: Spec | None = None) -> list[Entry]:
@@ -255,7 +255,8 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     m_rows = wgmma_m(spec)
     epr = frag.elems_per_register
     tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, value] -> element index
-    t, v = np.indices(tv.shape)
+    grid = np.indices(tv.shape)
+    t, v = grid[0], grid[1]  # thread and value of each cell
     entries, table = _table([t, v // epr, v % epr, tv % m_rows, tv // m_rows])
     derived = [f"cute/mma_atoms:{D_ATOM_ROW} {spec.get(CuteLayout, D_ATOM_ROW).layout}",
                f"logical_product with ({n // _atom_cols(spec)}):1 -> {layout}",
@@ -288,7 +289,8 @@ def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
         raise ValueError(f"{frag.key}: {epr} x {bits}-bit elements do not fill a "
                          f"{register_bits}-bit register")
     tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, halfword value] -> index
-    t, v = np.indices(tv.shape)
+    grid = np.indices(tv.shape)
+    t, v = grid[0], grid[1]  # thread and value of each cell
     row, hcol = tv % m_rows, tv // m_rows
     reg, half = v // halves_per_reg, v % halves_per_reg
     if bits <= HALF_BITS:  # each halfword holds HALF_BITS / bits elements, low to high
