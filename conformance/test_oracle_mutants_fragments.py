@@ -310,3 +310,63 @@ def test_a_d_atom_that_is_not_a_rank_2_layout_is_refused_naming_its_row(text: st
     with pytest.raises(ValueError) as info:
         F.warpgroup_threads(spec)
     assert str(info.value) == f"{row.key}: {text!r} is not a rank-2 (thread, value) layout"
+
+
+# --- the maps as tables (the NumPy builders) ----------------------------------------------------
+
+F32_N8 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
+
+
+def test_the_d_map_is_sorted_and_starts_as_the_d_figure_says() -> None:
+    # wgmma D, f32, N = 8: thread 0 (warp 0, groupID 0, threadID_in_group 0) holds d0 (0, 0),
+    # d1 (0, 1), d2 (8, 0), d3 (8, 1), one element a register; thread 1 the next two columns
+    fmap = F.fragment_map(F32_N8, "D", SPEC)
+    assert fmap.entries[:6] == ((0, 0, 0, 0, 0), (0, 1, 0, 0, 1), (0, 2, 0, 8, 0), (0, 3, 0, 8, 1),
+                                (1, 0, 0, 0, 2), (1, 1, 0, 0, 3))
+    assert list(fmap.entries) == sorted(fmap.entries) and len(fmap.entries) == 64 * 8
+    assert fmap.table.tolist() == [list(e) for e in fmap.entries]
+
+
+def test_the_f16_a_map_is_sorted_and_starts_as_mma_sync_says() -> None:
+    # k16 .f16 A, two halves a register: thread 0 holds a0, a1 = (0, 0), (0, 1); a2, a3 = (8, 0),
+    # (8, 1); a4, a5 = (0, 8), (0, 9); a6, a7 = (8, 8), (8, 9)  (mma.sync m16n8k16's A figure)
+    fmap = F.fragment_map(D16, "A", SPEC)
+    assert fmap.entries[:8] == ((0, 0, 0, 0, 0), (0, 0, 1, 0, 1), (0, 1, 0, 8, 0), (0, 1, 1, 8, 1),
+                                (0, 2, 0, 0, 8), (0, 2, 1, 0, 9), (0, 3, 0, 8, 8), (0, 3, 1, 8, 9))
+    assert list(fmap.entries) == sorted(fmap.entries) and len(fmap.entries) == 64 * 16
+    assert fmap.table.tolist() == [list(e) for e in fmap.entries]
+
+
+def test_an_instructions_d_and_a_maps_are_two_maps() -> None:
+    spec = Spec(SPEC.root, SPEC.rows)  # a fresh memo
+    a = F.fragment_map(D16, "A", spec)
+    d = F.fragment_map(D16, "D", spec)
+    assert (a.operand, a.cols, d.operand, d.cols) == ("A", 16, "D", 16)
+    res = instructions.resolve(D16, spec)
+    assert F._map_key(res, "D", spec) == ("D", "wgmma/register_fragments:k16.D.f32", 16, "f32")
+    assert F._map_key(res, "A", spec) == ("A", "wgmma/register_fragments:k16.A.f16", 16, 16, 16)
+
+
+def test_a_tf32_halfword_off_its_elements_halves_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a tf32 element is two halfwords of one register: half h of a register must land on a
+    # halfword column c with c % 2 == h % 2. A (thread, half) layout (2,2):(64,64) puts thread 0's
+    # halves on columns 0 and 1 (fine) and thread 1's half 0 on column 1 (64 // 64): refused there.
+    monkeypatch.setattr(F, "a_halfword_layout", lambda spec, k, bits: F.Layout((2, 2), (64, 64)))
+    name = "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32"
+    with pytest.raises(F.FragmentMapError) as info:
+        F.fragment_map(name, "A", Spec(SPEC.root, SPEC.rows))
+    assert str(info.value) == (f"{name}: thread 1 register 0 half 0 lands on halfword column 1, "
+                               "which is not half 0 of a 32-bit element")
+
+
+def test_a_map_made_by_hand_gets_a_read_only_table_of_its_entries() -> None:
+    fmap = _tile((0, 0, 0, 0, 0), (1, 0, 0, 0, 1))
+    assert fmap.table.tolist() == [[0, 0, 0, 0, 0], [1, 0, 0, 0, 1]]
+    assert fmap.table.dtype.name == "int64" and not fmap.table.flags.writeable
+
+
+def test_a_fragment_table_holds_whole_numbers() -> None:
+    with pytest.raises(TypeError, match=r"^a fragment table holds whole numbers, got \['int64', "
+                                        r"'float64', 'int64', 'int64', 'int64'\]$"):
+        F._table([F.np.array([0]), F.np.array([0.5]), F.np.array([0]), F.np.array([0]),
+                  F.np.array([0])])

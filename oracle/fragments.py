@@ -236,9 +236,11 @@ def fragment_array(instr: str, operand: str, spec: Spec | None = None) -> np.nda
 def _table(columns: list[np.ndarray]) -> tuple[tuple[Entry, ...], np.ndarray]:
     """(entries, table) of five equally shaped columns (thread, register, subelement, row,
     col), sorted by (thread, register, subelement, row, col); the table read-only."""
-    cols = [np.asarray(c, dtype=np.int64).ravel() for c in columns]
+    cols = [np.asarray(c).ravel() for c in columns]
+    if any(c.dtype.kind not in "iu" for c in cols):
+        raise TypeError(f"a fragment table holds whole numbers, got {[c.dtype.name for c in cols]}")
     order = np.lexsort(cols[::-1])
-    table = np.stack([c[order] for c in cols], axis=1).reshape(-1, 5)
+    table = np.stack([c[order] for c in cols], axis=1).astype(np.int64).reshape(-1, 5)
     table.setflags(write=False)
     return tuple((t, r, e, i, j) for t, r, e, i, j in table.tolist()), table
 
