@@ -121,6 +121,14 @@ def _tv_rows(layout: Layout) -> tuple[tuple[int, ...], ...]:
     return _tv_table(str(layout))
 
 
+def _cells(layout: Layout) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(thread, value, index) of every cell of a rank-2 (thread, value) layout's table, each
+    an int64 [threads, values] array."""
+    tv = np.array(_tv_rows(layout), dtype=np.int64)
+    grid = np.indices(tv.shape)
+    return grid[0], grid[1], tv
+
+
 # --- the register A map: the a_regs_like_d16 hypothesis ------------------------------------
 
 
@@ -256,9 +264,7 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     layout = d_layout(spec, n)
     m_rows = wgmma_m(spec)
     epr = frag.elems_per_register
-    tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, value] -> element index
-    grid = np.indices(tv.shape)
-    t, v = grid[0], grid[1]  # thread and value of each cell
+    t, v, tv = _cells(layout)  # tv[thread, value]: the element index
     entries, table = _table([t, v // epr, v % epr, tv % m_rows, tv // m_rows])
     derived = [f"cute/mma_atoms:{D_ATOM_ROW} {spec.get(CuteLayout, D_ATOM_ROW).layout}",
                f"logical_product with ({n // _atom_cols(spec)}):1 -> {layout}",
@@ -290,9 +296,7 @@ def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     if epr * bits != register_bits:
         raise ValueError(f"{frag.key}: {epr} x {bits}-bit elements do not fill a "
                          f"{register_bits}-bit register")
-    tv = np.array(_tv_rows(layout), dtype=np.int64)  # [thread, halfword value] -> index
-    grid = np.indices(tv.shape)
-    t, v = grid[0], grid[1]  # thread and value of each cell
+    t, v, tv = _cells(layout)  # tv[thread, value]: the halfword index
     row, hcol = tv % m_rows, tv // m_rows
     reg, half = v // halves_per_reg, v % halves_per_reg
     if bits <= HALF_BITS:  # each halfword holds HALF_BITS / bits elements, low to high

@@ -181,8 +181,7 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
             if "nesting depth" not in str(exc.problem):
                 raise
             mark = exc.problem_mark or exc.context_mark
-            raise SpecError(shown, mark.line + 1 if mark else 1, "SPEC-SIZE",
-                            f"expected nesting at most {MAX_DEPTH} deep") from None
+            raise _too_deep(shown, mark.line + 1 if mark else 1) from None
         kind = type(event)
         if kind is yaml.ScalarEvent:
             if event.anchor is not None:
@@ -195,8 +194,7 @@ def _compose(shown: str, text: str) -> yaml.Node | None:
             if event.anchor is not None:
                 raise _anchor_error(shown, event.start_mark)
             if len(stack) >= MAX_DEPTH:
-                raise SpecError(shown, event.start_mark.line + 1, "SPEC-SIZE",
-                                f"expected nesting at most {MAX_DEPTH} deep")
+                raise _too_deep(shown, event.start_mark.line + 1)
             tag = event.tag
             mapping = kind is yaml.MappingStartEvent
             if tag is None or tag == "!":
@@ -246,6 +244,11 @@ def _attach(shown: str, parent: list[Any], node: yaml.Node) -> None:
                             f"on line {seen[node.value]})")
         seen[node.value] = line
         parent[1] = node
+
+
+def _too_deep(shown: str, line: int) -> SpecError:
+    """The refusal of nesting past MAX_DEPTH (ours, or libyaml's own limit reached first)."""
+    return SpecError(shown, line, "SPEC-SIZE", f"expected nesting at most {MAX_DEPTH} deep")
 
 
 def _anchor_error(shown: str, mark: Any) -> SpecError:

@@ -228,8 +228,6 @@ class SchemaRule:
                 if unit_stem(name) not in present_stems:
                     errors.append(SpecError(doc.path, row.line, self.rule_id, f"row {rid}: "
                                             f"missing key '{name}' ({describe(fields[name])})"))
-        if row.built is not None:
-            return errors  # its values already converted without an error
         built: dict[str, Any] = {}
         converted = True
         for key, value in row.data.items():
