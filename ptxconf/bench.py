@@ -89,10 +89,11 @@ def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
     """What a run's GPU lanes did, from its meta.lanes: how many lanes, the span from the first
     job's start to the last job's end (the GPU phase, inside the run's wall time) and the lanes'
     busy seconds summed (host and GPU work together); {} where the run has no lane timeline."""
-    timeline = (lanes or {}).get("timeline") or []
+    lanes = lanes or {}
+    timeline = lanes.get("timeline") or []
     if not timeline:
         return {}
-    return {"lanes": lanes.get("lanes") if lanes else None,
+    return {"lanes": lanes.get("lanes"),
             "lanes_span_s": round(max(j["end"] for j in timeline)
                                   - min(j["start"] for j in timeline), 2),
             "lanes_busy_s": round(sum(j["end"] - j["start"] for j in timeline), 2)}
