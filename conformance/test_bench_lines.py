@@ -22,13 +22,37 @@ def test_lane_phase_spans_first_start_to_last_end_and_sums_the_jobs() -> None:
     assert got == {"lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
 
 
+def test_a_kernel_landing_is_not_a_lane_job() -> None:
+    # a module that lands at 0.5 s (before any job) neither starts the span nor adds busy time
+    landed = {"provider": "kernel-build", "module": "wgmma:00", "cases": 0, "pid": 0,
+              "start": 0.5, "end": 0.5}
+    got = lane_phase({"gpus": 1, "lanes": 2, "timeline": [landed, *TIMELINE]})
+    assert got == {"lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
+
+
+def test_the_lanes_waits_for_their_probe_workers_are_summed_where_every_job_has_them() -> None:
+    waits = [{**j, "calls": 2, "wait_s": w, "probe_s": p}
+             for j, w, p in zip(TIMELINE, (0.5, 0.25, 1.0), (0.25, 0.125, 0.5), strict=True)]
+    got = lane_phase({"gpus": 1, "lanes": 2, "timeline": waits})
+    # waits 0.5 + 0.25 + 1.0 = 1.75 lane-s; the workers' own 0.25 + 0.125 + 0.5 = 0.875 s
+    assert got == {"lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5, "lanes_wait_s": 1.75,
+                   "probe_s": 0.88}
+    # one job without them (a lane of an older run): no sums that leave it out
+    assert "lanes_wait_s" not in lane_phase({"lanes": 2, "timeline": [*waits[:2], TIMELINE[2]]})
+    run = {"wall_s": 8.0, **got}
+    assert _lines(_figures(run=run))[2].endswith(
+        "(its 2 lanes: 3.0 s from the first job to the last, 4.5 lane-s busy, 1.75 of them "
+        "waiting for the probe workers, which worked 0.88 s): 2.0x")
+
+
 def test_a_run_without_lanes_has_no_lane_phase() -> None:
     assert lane_phase(None) == {}
     assert lane_phase({"gpus": 1, "lanes": 12, "timeline": []}) == {}
 
 
-def _figures(two: dict) -> dict:
-    run = {"wall_s": 8.0, "lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
+def _figures(two: dict | None = None, run: dict | None = None) -> dict:
+    run = run or {"wall_s": 8.0, "lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
+    two = two or {"unmeasured": "no second GPU"}
     return {"space": {"wgmma variants": 1}, "device": {"unusable": "no GPU"},
             "scaling": {"one_gpu": {"workers_1": {"wall_s": 16.0}, "workers_2": run, "ratio": 2.0},
                         "two_gpus": two}}

@@ -48,3 +48,13 @@ def test_only_exported_functions_run(runner: ProbeRunner) -> None:
 def test_device_description_never_raises(runner: ProbeRunner) -> None:
     r = runner.call("device.describe")
     assert r.ok and "python" in r.value
+
+
+def test_the_runner_counts_its_answered_calls_and_their_seconds(runner: ProbeRunner) -> None:
+    runner.call("runner.selftest_sleep", 0.2)
+    runner.call("runner.selftest_raise", "clean failure")  # answered: counted
+    runner.call("runner.selftest_exit", 5)  # no answer: not counted
+    assert runner.calls == 2
+    # the worker's own clock saw the 0.2 s sleep; the round trip adds the pipe to it
+    assert 0.2 <= runner.worker_s < 1.0
+    assert runner.worker_s <= runner.round_trip_s < runner.worker_s + 1.0

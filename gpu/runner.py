@@ -132,6 +132,12 @@ class ProbeRunner:
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
+        #: Calls answered, the seconds the worker spent in them (its own clock) and the
+        #: seconds from send to answer in this process (with the pipe and the pickling): where a
+        #: busy lane's time goes (`ptxconf.lanes.run_timed_job`).
+        self.calls = 0
+        self.worker_s = 0.0
+        self.round_trip_s = 0.0
         self._ctx: Any = mp.get_context(_START_METHOD)
         self._proc: Any = None
         self._conn: Any = None
@@ -217,6 +223,9 @@ class ProbeRunner:
                                worker_pid=proc.pid)
         try:
             status, payload, kind, seconds = conn.recv()
+            self.calls += 1
+            self.worker_s += seconds
+            self.round_trip_s += time.perf_counter() - start
         except (EOFError, OSError):
             proc.join(timeout=10)
             self._stop(kill=True)

@@ -88,23 +88,31 @@ def _cold_warm(args: list[str], tmp: Path, name: str) -> dict[str, Any]:
 def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
     """What a run's GPU lanes did, from its meta.lanes: how many lanes, the span from the first
     job's start to the last job's end (the GPU phase, inside the run's wall time) and the lanes'
-    busy seconds summed (host and GPU work together); {} where the run has no lane timeline."""
+    busy seconds summed (host and GPU work together), and of those, where the jobs say, the
+    seconds spent waiting for the probe workers' answers (`lanes_wait_s`) and the workers' own
+    seconds in those calls (`probe_s`); {} where the run has no lane timeline."""
     lanes = lanes or {}
-    timeline = lanes.get("timeline") or []
+    timeline = [j for j in lanes.get("timeline") or [] if j.get("provider") != "kernel-build"]
     if not timeline:
         return {}
-    return {"lanes": lanes.get("lanes"),
-            "lanes_span_s": round(max(j["end"] for j in timeline)
-                                  - min(j["start"] for j in timeline), 2),
-            "lanes_busy_s": round(sum(j["end"] - j["start"] for j in timeline), 2)}
+    out = {"lanes": lanes.get("lanes"),
+           "lanes_span_s": round(max(j["end"] for j in timeline)
+                                 - min(j["start"] for j in timeline), 2),
+           "lanes_busy_s": round(sum(j["end"] - j["start"] for j in timeline), 2)}
+    if all("wait_s" in j for j in timeline):
+        out["lanes_wait_s"] = round(sum(j["wait_s"] for j in timeline), 2)
+        out["probe_s"] = round(sum(j["probe_s"] for j in timeline), 2)
+    return out
 
 
 def _phase(run: dict[str, Any]) -> str:
     """ (lanes' span / busy seconds) of a scaling run, where it has them."""
     if "lanes_span_s" not in run:
         return ""
+    waited = (f", {run['lanes_wait_s']} of them waiting for the probe workers, which worked "
+              f"{run['probe_s']} s" if "lanes_wait_s" in run else "")
     return (f" (its {run['lanes']} lanes: {run['lanes_span_s']} s from the first job to the "
-            f"last, {run['lanes_busy_s']} lane-s busy)")
+            f"last, {run['lanes_busy_s']} lane-s busy{waited})")
 
 
 def scaling(tmp: Path, gpus: int) -> dict[str, Any]:

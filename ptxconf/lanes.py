@@ -213,11 +213,30 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
 
 def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
                   built: dict[str, Any] | None = None) -> tuple[list[Result], dict[str, Any]]:
-    """run_job, with when it ran (wall-clock seconds since the epoch) and in which process."""
+    """run_job, with when it ran (wall-clock seconds since the epoch), in which process, and
+    what of it its probe worker answered: calls, the worker's seconds in them (`probe_s`) and
+    the seconds from sending each call to its answer (`wait_s`: the worker's seconds, the pipe,
+    and any wait for the GPU); the rest of the job is host work in the lane."""
+    before = _probe_counters(job.device)
     start = time.time()
     results = run_job(spec_root, job, setup, built)
+    end = time.time()
+    after = _probe_counters(job.device)
     return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
-                     "start": start, "end": time.time()}
+                     "start": start, "end": end, "calls": after[0] - before[0],
+                     "probe_s": round(after[1] - before[1], 4),
+                     "wait_s": round(after[2] - before[2], 4)}
+
+
+def _probe_counters(device: int) -> tuple[int, float, float]:
+    """(calls, worker seconds, round-trip seconds) of this lane's probe worker so far."""
+    from ptxconf.gpu.session import SESSION_RESOURCE
+
+    lane = _LANE.get(device)
+    sess = lane[1].shared.get(SESSION_RESOURCE) if lane else None
+    runner = getattr(sess, "runner", None)
+    return (getattr(runner, "calls", 0), getattr(runner, "worker_s", 0.0),
+            getattr(runner, "round_trip_s", 0.0))
 
 
 def close_lane() -> None:
