@@ -159,8 +159,7 @@ def test_a_real_trap_in_the_shared_context_is_pinned_on_its_own_call(srv: S.Serv
     assert first.ok and first.worker_pid == srv.process.pid and "error" not in first.value
     trapped = a.call("runner.selftest_trap")
     assert (trapped.ok, trapped.error_kind) == (False, "cuda"), trapped
-    # the lane's own worker answered, then ended (reaped: a.private has none running now)
-    assert trapped.worker_pid not in (None, srv.process.pid) and a.private.pid is None
+    assert trapped.worker_pid == a.private.pid != srv.process.pid
     srv.process.join(timeout=30)
     assert srv.process.exitcode == 3
     then = b.call("device.describe")

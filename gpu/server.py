@@ -118,10 +118,10 @@ class Server:
     """A started server: its address, key and process; `close()` ends it."""
 
     def __init__(self, device: int, context: Any, start_timeout_s: float = 60.0,
-                 folder: str | None = None, authkey: bytes | None = None) -> None:
+                 folder: str | None = None) -> None:
         self.folder = tempfile.mkdtemp(prefix="ptxconf-gpu-", dir=folder)
         self.address = str(Path(self.folder) / f"gpu{device}.sock")
-        self.authkey = os.urandom(16) if authkey is None else authkey
+        self.authkey = os.urandom(16)
         self.problem: str | None = None
         ours, theirs = context.Pipe()
         self._parent = ours

@@ -45,19 +45,6 @@ CHUNK = 4
 #: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
 MAX_AUTO_WORKERS_PER_GPU = 16
 CORES_FOR_CPU_PROVIDERS = 4
-#: Lanes a probe server serves (`ptxconf.gpu.server`): one server has one CUDA context, and
-#: runs its lanes' calls in threads that share one interpreter. Measured warm on an H100 with
-#: 12 lanes: one server for all (one context) 14.0 s, the interpreter the bottleneck; a worker
-#: a lane (12 contexts taking turns on the GPU) 8.9 s.
-LANES_PER_SERVER = 4
-#: Overrides LANES_PER_SERVER for a measurement; 0: no servers, a probe worker a lane.
-LANES_PER_SERVER_ENV = "PTXCONF_LANES_PER_SERVER"
-
-
-def lanes_per_server() -> int:
-    """LANES_PER_SERVER, or the run's PTXCONF_LANES_PER_SERVER (a whole number >= 0)."""
-    raw = os.environ.get(LANES_PER_SERVER_ENV, "")
-    return int(raw) if raw.isdigit() else LANES_PER_SERVER
 
 
 @dataclass(frozen=True)
@@ -174,17 +161,17 @@ ENV_PREFIXES = ("PTXCONF_", "CUDA_")
 class LaneSetup:
     """What every lane call carries from the run: its PTXCONF_* and CUDA_* variables (with
     the kernel folder the lanes load from), whether the proof cache may be read, and each
-    GPU's probe servers (`ptxconf.gpu.server`: the addresses of those that started, and the
-    run's key to them)."""
+    GPU's probe server (`ptxconf.gpu.server`: its address, None where it did not start, and
+    the run's key to it)."""
 
     env: tuple[tuple[str, str], ...]
     proof_cache: bool = True
-    servers: tuple[tuple[str, ...], ...] = ()
+    servers: tuple[str | None, ...] = ()
     authkey: bytes = b""
 
 
 def lane_setup(kernel_folder: str, proof_cache: bool = True,
-               servers: tuple[tuple[str, ...], ...] = (), authkey: bytes = b"") -> LaneSetup:
+               servers: tuple[str | None, ...] = (), authkey: bytes = b"") -> LaneSetup:
     """The run's LaneSetup."""
     from ptxconf.gpu.kcache import CACHE_ENV
 
@@ -193,26 +180,13 @@ def lane_setup(kernel_folder: str, proof_cache: bool = True,
                      servers, authkey)
 
 
-#: This lane's number among its GPU's lanes (`_number_lane`): which of the GPU's servers it uses.
-_NUMBER = [0]
-
-
-def _number_lane(counter: Any) -> None:
-    """A lane's first act (the pool's initializer): take the next number from its GPU's
-    shared counter."""
-    with counter.get_lock():
-        _NUMBER[0] = counter.value
-        counter.value += 1
-
-
 def _lane_session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
     """This lane's GPU session: its calls go to the GPU's probe server where there is one,
     else (and again after the server is gone) to a probe worker of the lane's own."""
     from ptxconf.gpu.server import SharedRunner
     from ptxconf.gpu.session import new_runner, open_session
 
-    mine = setup.servers[device] if device < len(setup.servers) else ()
-    address = mine[_NUMBER[0] % len(mine)] if mine else None
+    address = setup.servers[device] if device < len(setup.servers) else None
     return open_session(spec, ctx, lambda: SharedRunner(address, setup.authkey,
                                                         new_runner(device)))
 
@@ -355,16 +329,12 @@ class LanePool:
         self.started = time.time()
         self.spec = spec
         gpus = max(1, gpus)
-        per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
-        each = lanes_per_server()
-        self.servers = start_servers([-(-n // each) for n in per]) if servers and each else []
-        key = self.servers[0][0].authkey if self.servers else b""
+        self.servers = start_servers(gpus) if servers else []
         self.setup = lane_setup(kernel_folder, proof_cache,
-                                tuple(tuple(s.address for s in ss if not s.problem)
-                                      for ss in self.servers), key)
-        ctx = lane_context()
-        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_number_lane,
-                                          initargs=(ctx.Value("i", 0),)) for n in per]
+                                tuple(None if s.problem else s.address for s in self.servers),
+                                self.servers[0].authkey if self.servers else b"")
+        per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
+        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=lane_context()) for n in per]
         self.warm = [pool.submit(warm_up, str(spec.root), self.setup, g)
                      for g, (pool, n) in enumerate(zip(self.pools, per, strict=True))
                      for _ in range(n)]
@@ -406,19 +376,19 @@ class LanePool:
             wait(ends, timeout=30)
         for pool in self.pools:
             pool.shutdown(wait=block, cancel_futures=block)
-        for server in (s for ss in self.servers for s in ss):
+        for server in self.servers:
             server.close()
 
     def server_notes(self) -> list[dict[str, Any]]:
-        """Each probe server: its GPU and process, or why the lanes went without it."""
+        """Each GPU's probe server: its process, or why the lanes went without it."""
         return [{"device": g, "pid": s.process.pid, "problem": s.problem}
-                for g, ss in enumerate(self.servers) for s in ss]
+                for g, s in enumerate(self.servers)]
 
 
-def start_servers(counts: Sequence[int]) -> list[list[Any]]:
-    """counts[g] probe servers on GPU g (`ptxconf.gpu.server`), forked like the lanes, each
-    listening before this returns (or with the problem that kept it from it); none where CuPy
-    is missing. They share one key."""
+def start_servers(gpus: int) -> list[Any]:
+    """A probe server a GPU (`ptxconf.gpu.server`), forked like the lanes, each listening
+    before this returns (or with the problem that kept it from it); none where CuPy is
+    missing."""
     import importlib.util
 
     from ptxconf.gpu.server import Server
@@ -426,9 +396,8 @@ def start_servers(counts: Sequence[int]) -> list[list[Any]]:
     if importlib.util.find_spec("cupy") is None:
         return []
     ctx = lane_context()
-    key = os.urandom(16)
-    servers = [[Server(g, ctx, authkey=key) for _ in range(n)] for g, n in enumerate(counts)]
-    for s in (s for ss in servers for s in ss):
+    servers = [Server(g, ctx) for g in range(gpus)]
+    for s in servers:
         s.ready()
     return servers
 
