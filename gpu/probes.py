@@ -8,10 +8,8 @@ that faults or hangs cannot take the caller down with it.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -64,27 +62,11 @@ def _padded(data: bytes, size: int) -> np.ndarray:
     return out
 
 
-#: A kernel's dynamic shared-memory limit only ever grows (`_allow_smem`), under this lock:
-#: a probe server runs several lanes' launches of one kernel at once.
-_SMEM_LOCK = threading.Lock()
-_SMEM_ALLOWED: dict[int, int] = {}
-
-
-def _allow_smem(kernel: Any, smem_bytes: int) -> None:
-    """Let `kernel` launch with `smem_bytes` of dynamic shared memory: raise its limit where
-    the default is too small, never lowering it under another launch."""
-    if smem_bytes <= DEFAULT_DYNAMIC_SMEM_BYTES:
-        return
-    with _SMEM_LOCK:
-        if _SMEM_ALLOWED.get(id(kernel), 0) < smem_bytes:
-            kernel.max_dynamic_shared_size_bytes = smem_bytes
-            _SMEM_ALLOWED[id(kernel)] = smem_bytes
-
-
 def _launch(kernel: object, threads: int, args: tuple, smem_bytes: int) -> None:
     import cupy
 
-    _allow_smem(kernel, smem_bytes)
+    if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
+        kernel.max_dynamic_shared_size_bytes = smem_bytes  # type: ignore[attr-defined]
     kernel((1,), (threads,), args, shared_mem=smem_bytes)  # type: ignore[operator]
     cupy.cuda.get_current_stream().synchronize()
 
@@ -218,7 +200,8 @@ def _stage(variant: WgmmaVariant, launches: list[dict], *, desc_start_shift: int
     d_c = cupy.asarray(np.stack(c_parts)) if any_c else cupy.zeros(1, dtype=cupy.uint32)
     d_out = cupy.full((len(launches), threads, nd), 0xFFFFFFFF, dtype=cupy.uint32)
     d_info = cupy.zeros((len(launches), 3), dtype=cupy.uint64)
-    _allow_smem(kernel, smem)
+    if smem > DEFAULT_DYNAMIC_SMEM_BYTES:
+        kernel.max_dynamic_shared_size_bytes = smem
     kernel((len(launches),), (threads,), (d_images, d_table, np.uint32(shift), np.uint32(lsb),
                                           d_a, d_c, d_out, d_info), shared_mem=smem)
     return _Staged(variant, starts, d_out, d_info)

@@ -107,25 +107,19 @@ def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = N
             return
         if msg is None:
             return
-        status, value, kind, seconds, fatal = run_probe(*msg)
-        conn.send((status, value, kind, seconds))
-        if fatal:
-            conn.close()
-            os._exit(3)
-
-
-def run_probe(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]
-              ) -> tuple[str, Any, str | None, float, bool]:
-    """One call as a worker runs it: (status 'ok' or 'error', the value or the error text,
-    the error's kind, seconds, whether the CUDA context may be lost)."""
-    start = time.perf_counter()
-    try:
-        value = _resolve(name)(*args, **kwargs)
-    except BaseException as exc:  # noqa: BLE001 - every failure is reported, not raised
-        kind, fatal = _classify(exc)
-        return ("error", f"{type(exc).__name__}: {exc}", kind, time.perf_counter() - start,
-                fatal)
-    return "ok", value, None, time.perf_counter() - start, False
+        name, args, kwargs = msg
+        start = time.perf_counter()
+        try:
+            value = _resolve(name)(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - every failure is reported, not raised
+            kind, fatal = _classify(exc)
+            conn.send(("error", f"{type(exc).__name__}: {exc}", kind,
+                       time.perf_counter() - start))
+            if fatal:
+                conn.close()
+                os._exit(3)
+            continue
+        conn.send(("ok", value, None, time.perf_counter() - start))
 
 
 class ProbeRunner:
@@ -188,11 +182,6 @@ class ProbeRunner:
             if proc.is_alive():
                 proc.kill()
                 proc.join(timeout=10)
-
-    @property
-    def pid(self) -> int | None:
-        """The running worker's process id (None: none running)."""
-        return None if self._proc is None else self._proc.pid
 
     def start(self) -> str | None:
         """Start the worker now if none is running (its `warm_call` then runs while the caller

@@ -217,16 +217,12 @@ def new_runner(device: int | None = None) -> Any:
                        warm_call="device.warm")
 
 
-def open_session(spec: Spec, ctx: RunContext,
-                 runner: Callable[[], Any] | None = None) -> Session:
-    """The run's session (made on first use, closed with the run), on the context's GPU;
-    `runner` makes its runner where the session is new (default: `new_runner`, a worker of
-    its own; a lane's is `ptxconf.gpu.server.SharedRunner`)."""
+def open_session(spec: Spec, ctx: RunContext) -> Session:
+    """The run's session (made on first use, closed with the run), on the context's GPU."""
     def make() -> Session:
         from .kcache import folder_for
 
-        sess = Session(spec, runner() if runner is not None else new_runner(ctx.device),
-                       host_compile=True)
+        sess = Session(spec, new_runner(ctx.device), host_compile=True)
         sess.kernel_cache = folder_for(ctx.kernel_cache)
         sess.proof_cache = ctx.proof_cache
         return sess

@@ -160,35 +160,18 @@ ENV_PREFIXES = ("PTXCONF_", "CUDA_")
 @dataclass(frozen=True)
 class LaneSetup:
     """What every lane call carries from the run: its PTXCONF_* and CUDA_* variables (with
-    the kernel folder the lanes load from), whether the proof cache may be read, and each
-    GPU's probe server (`ptxconf.gpu.server`: its address, None where it did not start, and
-    the run's key to it)."""
+    the kernel folder the lanes load from) and whether the proof cache may be read."""
 
     env: tuple[tuple[str, str], ...]
     proof_cache: bool = True
-    servers: tuple[str | None, ...] = ()
-    authkey: bytes = b""
 
 
-def lane_setup(kernel_folder: str, proof_cache: bool = True,
-               servers: tuple[str | None, ...] = (), authkey: bytes = b"") -> LaneSetup:
+def lane_setup(kernel_folder: str, proof_cache: bool = True) -> LaneSetup:
     """The run's LaneSetup."""
     from ptxconf.gpu.kcache import CACHE_ENV
 
     env = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
-    return LaneSetup(tuple(sorted({**env, CACHE_ENV: kernel_folder}.items())), proof_cache,
-                     servers, authkey)
-
-
-def _lane_session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
-    """This lane's GPU session: its calls go to the GPU's probe server where there is one,
-    else (and again after the server is gone) to a probe worker of the lane's own."""
-    from ptxconf.gpu.server import SharedRunner
-    from ptxconf.gpu.session import new_runner, open_session
-
-    address = setup.servers[device] if device < len(setup.servers) else None
-    return open_session(spec, ctx, lambda: SharedRunner(address, setup.authkey,
-                                                        new_runner(device)))
+    return LaneSetup(tuple(sorted({**env, CACHE_ENV: kernel_folder}.items())), proof_cache)
 
 
 def _enter(spec_root: str, setup: LaneSetup, device: int) -> tuple[Spec, RunContext]:
@@ -213,12 +196,14 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
     """Run one job's cases in this lane process (its session is kept for the next job).
     `setup`: the run's `lane_setup`; `built`: the modules the main process built (`kcache.Built`
     by batch), so that the lane's session loads them without building anything itself."""
+    from ptxconf.gpu.session import SESSION_RESOURCE, open_session
+
     spec, ctx = _enter(spec_root, setup, job.device)
-    sess = _lane_session(spec, ctx, setup, job.device)
-    if built:  # the modules built so far (at least this job's)
+    if built and SESSION_RESOURCE not in ctx.shared:
+        open_session(spec, ctx)
+    sess = ctx.shared.get(SESSION_RESOURCE)
+    if built and sess is not None:  # the modules built so far (at least this job's)
         sess.built = {**(sess.built or {}), **built}
-    # a case that may fault runs in the lane's own worker, never in the shared server
-    sess.runner.private_only = any(_may_fault(spec, i) for i in job.ids)
     listed = (job.device, job.provider)
     if listed not in _CASES:
         _CASES[listed] = {c.id: c for c in provider(job.provider).load(spec, ctx)}
@@ -240,19 +225,18 @@ def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
     return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
                      "start": start, "end": end, "calls": after[0] - before[0],
                      "probe_s": round(after[1] - before[1], 4),
-                     "wait_s": round(after[2] - before[2], 4), "reruns": after[3] - before[3]}
+                     "wait_s": round(after[2] - before[2], 4)}
 
 
-def _probe_counters(device: int) -> tuple[int, float, float, int]:
-    """(calls, worker seconds, round-trip seconds, calls run again privately) of this lane's
-    probe runner so far."""
+def _probe_counters(device: int) -> tuple[int, float, float]:
+    """(calls, worker seconds, round-trip seconds) of this lane's probe worker so far."""
     from ptxconf.gpu.session import SESSION_RESOURCE
 
     lane = _LANE.get(device)
     sess = lane[1].shared.get(SESSION_RESOURCE) if lane else None
     runner = getattr(sess, "runner", None)
     return (getattr(runner, "calls", 0), getattr(runner, "worker_s", 0.0),
-            getattr(runner, "round_trip_s", 0.0), getattr(runner, "reruns", 0))
+            getattr(runner, "round_trip_s", 0.0))
 
 
 def close_lane() -> None:
@@ -269,13 +253,13 @@ def warm_up(spec_root: str, setup: LaneSetup, device: int = 0
     whether the device runs sm_90a probes, how many GPUs there are, and when (seconds since
     the epoch) each step of the warm-up ended: the lane process up, the spec loaded, the probe
     worker ready, the device answered."""
-    from ptxconf.gpu.session import device_answer
+    from ptxconf.gpu.session import device_answer, open_session
 
     when = {"pid": os.getpid(), "lane_up": time.time()}
     spec, ctx = _enter(spec_root, setup, device)
     when["spec_loaded"] = time.time()
-    sess = _lane_session(spec, ctx, setup, device)
-    sess.runner.start()  # connected to the GPU's server (or a worker of its own started)
+    sess = open_session(spec, ctx)
+    sess.runner.start()  # the worker says it is ready, then starts CUDA (`device.warm`)
     when["worker_ready"] = time.time()
     problem, count = device_answer(sess.runner)
     sess.describe()
@@ -288,8 +272,7 @@ def warm_up(spec_root: str, setup: LaneSetup, device: int = 0
 
 #: What a lane process imports before it is forked (`lane_context`): ptxconf, and CuPy
 #: (imported, never initialised: the lanes fork their probe workers, which start CUDA).
-LANE_PRELOAD = ["ptxconf.lanes", "ptxconf.providers", "ptxconf.gpu.session",
-                "ptxconf.gpu.server", "cupy"]
+LANE_PRELOAD = ["ptxconf.lanes", "ptxconf.providers", "ptxconf.gpu.session", "cupy"]
 
 
 def lane_context() -> Any:
@@ -325,14 +308,11 @@ class LanePool:
     GPU (one probe worker, one CUDA start) and a job goes to its GPU's pool (`for_job`)."""
 
     def __init__(self, spec: Spec, lanes: int, kernel_folder: str,
-                 proof_cache: bool = True, gpus: int = 1, servers: bool = True) -> None:
+                 proof_cache: bool = True, gpus: int = 1) -> None:
         self.started = time.time()
         self.spec = spec
+        self.setup = lane_setup(kernel_folder, proof_cache)
         gpus = max(1, gpus)
-        self.servers = start_servers(gpus) if servers else []
-        self.setup = lane_setup(kernel_folder, proof_cache,
-                                tuple(None if s.problem else s.address for s in self.servers),
-                                self.servers[0].authkey if self.servers else b"")
         per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
         self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=lane_context()) for n in per]
         self.warm = [pool.submit(warm_up, str(spec.root), self.setup, g)
@@ -376,30 +356,6 @@ class LanePool:
             wait(ends, timeout=30)
         for pool in self.pools:
             pool.shutdown(wait=block, cancel_futures=block)
-        for server in self.servers:
-            server.close()
-
-    def server_notes(self) -> list[dict[str, Any]]:
-        """Each GPU's probe server: its process, or why the lanes went without it."""
-        return [{"device": g, "pid": s.process.pid, "problem": s.problem}
-                for g, s in enumerate(self.servers)]
-
-
-def start_servers(gpus: int) -> list[Any]:
-    """A probe server a GPU (`ptxconf.gpu.server`), forked like the lanes, each listening
-    before this returns (or with the problem that kept it from it); none where CuPy is
-    missing."""
-    import importlib.util
-
-    from ptxconf.gpu.server import Server
-
-    if importlib.util.find_spec("cupy") is None:
-        return []
-    ctx = lane_context()
-    servers = [Server(g, ctx) for g in range(gpus)]
-    for s in servers:
-        s.ready()
-    return servers
 
 
 

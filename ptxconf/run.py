@@ -237,7 +237,6 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
         if builder is not None:
             opts.extra["kernels"] = kernel_note(builder.result(), builder.seconds)
         opts.extra["lanes"]["warm_up"] = pool.get().warm_up_times()
-        opts.extra["lanes"]["servers"] = pool.get().server_notes()
     finally:
         if builder is not None:
             builder.close()
