@@ -58,3 +58,24 @@ def test_the_runner_counts_its_answered_calls_and_their_seconds(runner: ProbeRun
     # the worker's own clock saw the 0.2 s sleep; the round trip adds the pipe to it
     assert 0.2 <= runner.worker_s < 1.0
     assert runner.worker_s <= runner.round_trip_s < runner.worker_s + 1.0
+
+
+def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch) -> None:
+    """A lane's workers warm up holding the lock their GPU's lanes share (runner.START_LOCK,
+    inherited by fork): each lets it go when warm, and one that finds it held too long warms
+    up anyway (a worker killed while holding it cannot stall the rest)."""
+    import multiprocessing as mp
+
+    from ptxconf.gpu import runner as R
+
+    lock = mp.get_context("fork").Lock()
+    monkeypatch.setattr(R, "START_LOCK", lock)
+    monkeypatch.setattr(R, "START_LOCK_WAIT_S", 0.5)
+    monkeypatch.setattr(R, "_START_METHOD", "fork")
+    with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
+        assert r.call("runner.selftest_sleep", 0.01).ok
+    assert lock.acquire(timeout=5), "the worker let the lock go once warm"
+    # held by someone else (a dead worker): the next worker waits its time, then goes on
+    with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
+        assert r.call("runner.selftest_sleep", 0.01).ok
+    lock.release()

@@ -49,6 +49,15 @@ class ProbeResult:
 _START_METHOD = "spawn"
 
 
+#: A lock the workers of a GPU's lanes share (set by `ptxconf.lanes`, inherited by each forked
+#: worker): they start CUDA one at a time. The driver creates contexts one at a time anyway
+#: (measured on an H100: 12 at once took 2.0 s, all ready together at the end); taking turns,
+#: the first lanes start working after a fraction of that. Held at most START_LOCK_WAIT_S by
+#: the others' wait (a worker killed while holding it cannot stall the rest).
+START_LOCK: Any = None
+START_LOCK_WAIT_S = 5.0
+
+
 def fork_workers() -> None:
     """Start this process's probe workers by fork from now on (see `_START_METHOD`). Only for
     a process with one thread that has not initialised CUDA; ignored where fork is missing."""
@@ -96,10 +105,14 @@ def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = N
     pin_device(device)
     conn.send(("ready", os.getpid(), None, 0.0))
     if warm_call is not None:
+        taken = START_LOCK is not None and START_LOCK.acquire(timeout=START_LOCK_WAIT_S)
         try:
             _resolve(warm_call)()
         except Exception:  # noqa: BLE001, S110 - the first real call reports it
             pass
+        finally:
+            if taken:
+                START_LOCK.release()
     while True:
         try:
             msg = conn.recv()
