@@ -69,7 +69,8 @@ def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch
     from ptxconf.gpu import runner as R
 
     lock = mp.get_context("fork").Lock()
-    monkeypatch.setattr(R, "START_LOCK", lock)
+    monkeypatch.setattr(R, "START_LOCK", None)  # put back after the test
+    R.take_turns(lock)  # what a lane's pool initializer does
     monkeypatch.setattr(R, "START_LOCK_WAIT_S", 0.5)
     monkeypatch.setattr(R, "_START_METHOD", "fork")
     with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
@@ -78,4 +79,8 @@ def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch
     # held by someone else (a dead worker): the next worker waits its time, then goes on
     with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
         assert r.call("runner.selftest_sleep", 0.01).ok
+    # ... but while it may wait, it waits its turn before answering anything
+    monkeypatch.setattr(R, "START_LOCK_WAIT_S", 60.0)
+    with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
+        assert r.call("runner.selftest_sleep", 0.01, timeout_s=1.5).error_kind == "timeout"
     lock.release()

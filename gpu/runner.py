@@ -58,6 +58,13 @@ START_LOCK: Any = None
 START_LOCK_WAIT_S = 5.0
 
 
+def take_turns(lock: Any) -> None:
+    """Make `lock` this process's START_LOCK (a lane's first act: its pool's initializer), so
+    that the probe workers it forks start CUDA holding it."""
+    global START_LOCK
+    START_LOCK = lock
+
+
 def fork_workers() -> None:
     """Start this process's probe workers by fork from now on (see `_START_METHOD`). Only for
     a process with one thread that has not initialised CUDA; ignored where fork is missing."""

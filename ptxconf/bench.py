@@ -106,7 +106,8 @@ def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def _phase(run: dict[str, Any]) -> str:
-    """ (lanes' span / busy seconds) of a scaling run, where it has them."""
+    """ (lanes' span, busy seconds and, where recorded, their wait for the probe workers) of a
+    scaling run, where it has them."""
     if "lanes_span_s" not in run:
         return ""
     waited = (f", {run['lanes_wait_s']} of them waiting for the probe workers, which worked "

@@ -191,14 +191,6 @@ def _enter(spec_root: str, setup: LaneSetup, device: int) -> tuple[Spec, RunCont
     return _LANE[device]
 
 
-def _take_turns(lock: Any) -> None:
-    """A lane's first act (its pool's initializer): its probe workers start CUDA holding the
-    lock its GPU's lanes share (`ptxconf.gpu.runner.START_LOCK`)."""
-    from ptxconf.gpu import runner
-
-    runner.START_LOCK = lock
-
-
 def run_job(spec_root: str, job: Job, setup: LaneSetup,
             built: dict[str, Any] | None = None) -> list[Result]:
     """Run one job's cases in this lane process (its session is kept for the next job).
@@ -322,8 +314,10 @@ class LanePool:
         self.setup = lane_setup(kernel_folder, proof_cache)
         gpus = max(1, gpus)
         per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
-        ctx = lane_context()
-        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_take_turns,
+        from ptxconf.gpu.runner import take_turns
+
+        ctx = lane_context()  # each GPU's lanes start CUDA taking turns (runner.START_LOCK)
+        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=take_turns,
                                           initargs=(ctx.Lock(),)) for n in per]
         self.warm = [pool.submit(warm_up, str(spec.root), self.setup, g)
                      for g, (pool, n) in enumerate(zip(self.pools, per, strict=True))
