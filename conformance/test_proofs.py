@@ -57,6 +57,15 @@ def test_a_collision_is_named_in_coordinate_order() -> None:
         assert (points[0]["mn"], points[0]["k"]) < (points[1]["mn"], points[1]["k"]), r.id
 
 
+def test_named_in_order_orders_a_collision_and_leaves_other_pairs_alone() -> None:
+    from ptxconf.oracle.proofs.render import Point, named_in_order
+
+    a, b = Point((0, 8), "K", 16, 256), Point((1, 0), "K", 16, 256)
+    assert named_in_order(b, a) == (a, b) and named_in_order(a, b) == (a, b)
+    c = Point((0, 0), "K", 16, 512)  # not a collision: the order given carries meaning
+    assert named_in_order(b, c) == (b, c)
+
+
 def _run_reproduce(line: str) -> str:
     """Run a reproduce line (``python -c ...``) with this interpreter; its stdout."""
     argv = shlex.split(line)
@@ -130,7 +139,7 @@ def test_broken_layout_is_refuted(tmp_path: Path) -> None:
     result = _run_case(spec, "proof.layout_injective[wgmma/canonical_layouts:K_INTER]")
     assert result.fields["proof_status"] == "refuted"
     assert "never injective" in result.message
-    assert "(mn 1, k 0: row 1, chunk 0) and (mn 0, k 1: row 0, chunk 0) both at 0x002" in (
+    assert "(mn 0, k 1: row 0, chunk 0) and (mn 1, k 0: row 1, chunk 0) both at 0x002" in (
         result.message)
     assert str(spec.root) in result.fields["reproduce"]
     assert _reproduced_collision(result)

@@ -51,10 +51,7 @@ def injective(spec: Spec, ex: WorkedExample) -> Claim:
         if hit is None:
             return Proved(f"Figure {ex.figure}: {ex.exact_layout} maps its {size} coordinates "
                           f"to distinct addresses ({READING} reading)")
-        # a collision is an unordered pair: named in coordinate order, whichever the solver
-        # found first (solver versions differ)
-        p1, p2 = sorted(_points(spec, ex, form, hit, [c1, c2], [a1, a2]),
-                        key=lambda p: p.mode_coords)
+        p1, p2 = render.named_in_order(*_points(spec, ex, form, hit, [c1, c2], [a1, a2]))
         line, got = render.text_reproduce(ex.exact_layout, form.elem_bits,
                                           [p1.mode_coords, p2.mode_coords], READING)
         render.check_against_oracle(ex.key, [p1, p2], got)

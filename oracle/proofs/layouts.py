@@ -83,10 +83,9 @@ class Operand:
         elems = {"LBO": lbo_bytes * BITS_PER_BYTE // self.bits,
                  "SBO": sbo_bytes * BITS_PER_BYTE // self.bits}
         env = {"m": m, "k": k, **elems}
-        p1, p2 = (render.point(self.form, v, env, self.row.major,
-                               enc.address_at(self.form, v, env)) for v in (v1, v2))
-        if p1.bit_address == p2.bit_address and p2.mode_coords < p1.mode_coords:
-            p1, p2 = p2, p1  # a collision is an unordered pair: named in coordinate order
+        p1, p2 = render.named_in_order(*(render.point(self.form, v, env, self.row.major,
+                                                      enc.address_at(self.form, v, env))
+                                         for v in (v1, v2)))
         line, got = render.canonical_reproduce(
             self.spec, self.row, t=self.t, m=m, k=k, lbo_elems=elems["LBO"],
             sbo_elems=elems["SBO"], elem_bits=self.bits, coords=[p1.mode_coords, p2.mode_coords])

@@ -82,6 +82,14 @@ def point(form: BitForm, leaf_values: Sequence[int], env: Mapping[str, int], maj
     return Point(form.mode_coords(tuple(leaf_values), env), major, form.elem_bits, bit_address)
 
 
+def named_in_order(p1: Point, p2: Point) -> tuple[Point, Point]:
+    """Two points in coordinate order where they collide (the same address: an unordered pair,
+    whichever the solver found first; Z3 4.15 and 5.4 differ), else as given."""
+    if p1.bit_address == p2.bit_address and p2.mode_coords < p1.mode_coords:
+        return p2, p1
+    return p1, p2
+
+
 def spec_call(spec: Spec) -> tuple[str, str]:
     """The import and the expression that load this spec in a reproduce line."""
     if spec.root.resolve() == DEFAULT_SPEC_DIR.resolve():
