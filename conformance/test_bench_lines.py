@@ -67,9 +67,44 @@ def test_scaling_lines_say_what_the_lanes_did() -> None:
                         "lanes: 3.0 s from the first job to the last, 4.5 lane-s busy): 2.0x")
     assert lines[3] == ("two GPUs, warm: 8.0 s on one, 5.0 s on two (its 4 lanes: 1.5 s from the "
                         "first job to the last, 5.0 lane-s busy) (2 workers each): 1.6x")
+    assert len(lines) == 4, "no line for a split run that was not made"
+    two["gpus_2_same_lanes"] = {"wall_s": 6.4, "workers_per_gpu": 1, "ratio": 1.25, "lanes": 2,
+                                "lanes_span_s": 2.0, "lanes_busy_s": 3.5}
+    assert _lines(_figures(two))[4] == (
+        "two GPUs, the lanes of one split over them (1 worker each): 6.4 s (its 2 lanes: 2.0 s "
+        "from the first job to the last, 3.5 lane-s busy): 1.25x")
 
 
 def test_an_unmeasured_two_gpu_ratio_says_why() -> None:
     lines = _lines(_figures({"unmeasured": "1 visible GPU(s): the 1-vs-2-GPU ratio needs a node "
                                            "with two"}))
     assert lines[3] == "two GPUs, warm: 1 visible GPU(s): the 1-vs-2-GPU ratio needs a node with two"
+
+
+def test_scaling_asks_for_each_run_and_divides_the_walls(monkeypatch, tmp_path) -> None:
+    """On two GPUs: one GPU against two at the same workers a GPU, and the lanes of one GPU
+    split over two; each ratio is the one-GPU wall over the other's."""
+    from ptxconf import bench, lanes
+
+    asked: list[list[str]] = []
+    walls = {("1",): 16.0, ("2",): 8.0, ("1", "6"): 9.0, ("2", "6"): 6.0, ("2", "3"): 7.5}
+
+    def fake_check(args: list[str], env: dict, report_dir) -> dict:
+        asked.append(args)
+        gpus = args[args.index("--gpus") + 1] if "--gpus" in args else None
+        workers = args[args.index("--workers-per-gpu") + 1]
+        key = (workers,) if gpus is None else (gpus, workers)
+        return {"command": " ".join(args), "wall_s": walls[key], "exit_code": 0}
+
+    monkeypatch.setattr(bench, "_check", fake_check)
+    monkeypatch.setattr(lanes, "auto_workers", lambda gpus: 6)
+    one = bench.scaling(tmp_path, gpus=1)
+    assert one["one_gpu"]["ratio"] == 2.0 and "unmeasured" in one["two_gpus"]
+    assert len(asked) == 2
+    two = bench.scaling(tmp_path, gpus=2)["two_gpus"]
+    assert asked[-3:] == [["--gpu", "on", "--gpus", "1", "--workers-per-gpu", "6"],
+                          ["--gpu", "on", "--gpus", "2", "--workers-per-gpu", "6"],
+                          ["--gpu", "on", "--gpus", "2", "--workers-per-gpu", "3"]]
+    assert (two["ratio"], two["workers_per_gpu"]) == (1.5, 6)
+    assert (two["gpus_2_same_lanes"]["ratio"], two["gpus_2_same_lanes"]["workers_per_gpu"]) == (
+        1.2, 3)

@@ -13,7 +13,8 @@ Never a timed test: these figures are read by people. Every figure comes from th
   (`ptxconf.gpu.families.sweep.naive_variant`); its time for the whole space is the sample's
   mean per variant times the variants, and the ratio is that over the cold check;
 * with `--scaling`, warm checks over more workers and GPUs (`scaling`): one probe worker
-  against two sharing one GPU, and one GPU against two where two are visible;
+  against two sharing one GPU, and where two GPUs are visible, one GPU against two at the
+  same workers a GPU and against the lanes of one GPU split over two;
 * `ptxconf check --gpu off` cold and warm (the CPU machine's run), and spec load time.
 
 On a machine without a usable sm_90a GPU the GPU rows say why they are absent.
@@ -119,8 +120,9 @@ def _phase(run: dict[str, Any]) -> str:
 def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
     """Warm `check --gpu on` over more workers and GPUs, on the caches of the cold run (nothing
     compiles, nothing is proved): one probe worker against two sharing one GPU; and, where two
-    GPUs are visible, one GPU against two at the same workers per GPU. Each ratio is the one
-    run's wall over the other's, from this run."""
+    GPUs are visible, one GPU against two at the same workers per GPU, and against two GPUs
+    sharing the one GPU's lanes. Each ratio is the one run's wall over the other's, from this
+    run."""
     env = {"PTXCONF_KERNEL_CACHE": str(tmp / "gpu-kernels"),
            "PTXCONF_CACHE_DIR": str(tmp / "gpu-proofs"), CUDA_CACHE_ENV: str(tmp / "gpu-cuda-cache")}
 
@@ -139,11 +141,17 @@ def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
         return out
     from ptxconf.lanes import auto_workers
 
-    k = str(auto_workers(2))
-    g1, g2 = (wall("--gpus", "1", "--workers-per-gpu", k),
-              wall("--gpus", "2", "--workers-per-gpu", k))
-    out["two_gpus"] = {"gpus_1": g1, "gpus_2": g2, "workers_per_gpu": int(k),
-                       "ratio": round(g1["wall_s"] / max(g2["wall_s"], 1e-9), 2)}
+    k = auto_workers(2)
+    g1, g2 = (wall("--gpus", "1", "--workers-per-gpu", str(k)),
+              wall("--gpus", "2", "--workers-per-gpu", str(k)))
+    # and the lanes of one GPU split over two: as much host work at once, half the contexts
+    # taking turns on each GPU (which of the two limits a warm run, the figures say)
+    half = wall("--gpus", "2", "--workers-per-gpu", str(max(1, k // 2)))
+    out["two_gpus"] = {"gpus_1": g1, "gpus_2": g2, "workers_per_gpu": k,
+                       "ratio": round(g1["wall_s"] / max(g2["wall_s"], 1e-9), 2),
+                       "gpus_2_same_lanes": {**half, "workers_per_gpu": max(1, k // 2),
+                                             "ratio": round(g1["wall_s"] / max(half["wall_s"],
+                                                                               1e-9), 2)}}
     return out
 
 
@@ -224,6 +232,10 @@ def _device() -> dict[str, Any]:
     return info
 
 
+def _workers(n: int) -> str:
+    return f"{n} worker" + ("" if n == 1 else "s")
+
+
 def _lines(f: dict[str, Any]) -> list[str]:
     out = [f"space: {f['space']}"]
     dev = f.get("device", {})
@@ -256,7 +268,12 @@ def _lines(f: dict[str, Any]) -> list[str]:
         out.append("two GPUs, warm: " + (two.get("unmeasured") or
                    f"{two['gpus_1']['wall_s']} s on one{_phase(two['gpus_1'])}, "
                    f"{two['gpus_2']['wall_s']} s on two{_phase(two['gpus_2'])} "
-                   f"({two['workers_per_gpu']} workers each): {two['ratio']}x"))
+                   f"({_workers(two['workers_per_gpu'])} each): {two['ratio']}x"))
+        same = two.get("gpus_2_same_lanes")
+        if same:
+            out.append(f"two GPUs, the lanes of one split over them "
+                       f"({_workers(same['workers_per_gpu'])} each): {same['wall_s']} s"
+                       f"{_phase(same)}: {same['ratio']}x")
     for row in f.get("spec_load", []):
         out.append(f"spec load: {row}")
     return out
