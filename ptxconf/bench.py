@@ -134,7 +134,7 @@ def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
 
     one, two = wall("--workers-per-gpu", "1"), wall("--workers-per-gpu", "2")
     out: dict[str, Any] = {"one_gpu": {"workers_1": one, "workers_2": two,
-                                       "ratio": round(one["wall_s"] / max(two["wall_s"], 1e-9), 2)}}
+                                       "ratio": _ratio(one, two)}}
     if gpus < 2:
         out["two_gpus"] = {"unmeasured": f"{gpus} visible GPU(s): the 1-vs-2-GPU ratio needs a "
                                          "node with two"}
@@ -146,13 +146,17 @@ def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
               wall("--gpus", "2", "--workers-per-gpu", str(k)))
     # and the lanes of one GPU split over two: as much host work at once, half the contexts
     # taking turns on each GPU (which of the two limits a warm run, the figures say)
-    half = wall("--gpus", "2", "--workers-per-gpu", str(max(1, k // 2)))
-    out["two_gpus"] = {"gpus_1": g1, "gpus_2": g2, "workers_per_gpu": k,
-                       "ratio": round(g1["wall_s"] / max(g2["wall_s"], 1e-9), 2),
-                       "gpus_2_same_lanes": {**half, "workers_per_gpu": max(1, k // 2),
-                                             "ratio": round(g1["wall_s"] / max(half["wall_s"],
-                                                                               1e-9), 2)}}
+    k_half = max(1, k // 2)
+    half = wall("--gpus", "2", "--workers-per-gpu", str(k_half))
+    out["two_gpus"] = {"gpus_1": g1, "gpus_2": g2, "workers_per_gpu": k, "ratio": _ratio(g1, g2),
+                       "gpus_2_same_lanes": {**half, "workers_per_gpu": k_half,
+                                             "ratio": _ratio(g1, half)}}
     return out
+
+
+def _ratio(slow: dict[str, Any], fast: dict[str, Any]) -> float:
+    """One run's wall time over another's, to two places."""
+    return round(slow["wall_s"] / max(fast["wall_s"], 1e-9), 2)
 
 
 def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:
