@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from types import ModuleType
 
-from ptxconf.cases import Case, execute
+from ptxconf.core.cases import Case, execute
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec
-from ptxconf.results import Result, Status
 
 
 def run_case(cases: Iterable[Case], case_id: str) -> Result:

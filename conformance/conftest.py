@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from ptxconf.cases import Case
+from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.core.cases import Case
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.providers import REGISTRY, RunContext
 
 
 @pytest.fixture(scope="session")

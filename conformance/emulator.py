@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ptxconf.cases import execute
+from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Result
 from ptxconf.gpu import probes, session
 from ptxconf.gpu.runner import ProbeResult
 from ptxconf.gpu.variants import WgmmaVariant, WmmaVariant, isa_facts
@@ -22,8 +24,6 @@ from ptxconf.oracle.canonical import canonical_row, row_swizzle
 from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.spec import Spec, default_spec
 from ptxconf.oracle.wmma import matrix_shape
-from ptxconf.providers import REGISTRY, RunContext
-from ptxconf.results import Result
 
 SPEC = default_spec()
 #: The GPU providers, in run order.

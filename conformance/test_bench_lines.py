@@ -1,4 +1,4 @@
-"""What `ptxconf bench` prints of its scaling runs (ptxconf/bench.py `lane_phase`, `_lines`),
+"""What `ptxconf bench` prints of its scaling runs (src/ptxconf/app/bench.py `lane_phase`, `_lines`),
 on hand-made figures: no GPU and no timing here (the figures themselves come from a GPU node).
 
 A scaling run reports, beside its wall time, what its lanes did: the span from the first job's
@@ -8,7 +8,7 @@ start to the last job's end and their busy seconds summed, from the run's meta.l
 
 from __future__ import annotations
 
-from ptxconf.bench import _lines, lane_phase
+from ptxconf.app.bench import _lines, lane_phase
 
 #: Three jobs on two lanes: 1.0-2.5 and 2.5-4.0 on one, 1.5-3.0 on the other.
 TIMELINE = [{"provider": "gpu-sweep", "cases": 32, "pid": 1, "start": 1.0, "end": 2.5},
@@ -84,7 +84,7 @@ def test_an_unmeasured_two_gpu_ratio_says_why() -> None:
 def test_scaling_asks_for_each_run_and_divides_the_walls(monkeypatch, tmp_path) -> None:
     """On two GPUs: one GPU against two at the same workers a GPU, and the lanes of one GPU
     split over two; each ratio is the one-GPU wall over the other's."""
-    from ptxconf import bench, lanes
+    from ptxconf.app import bench, lanes
 
     asked: list[list[str]] = []
     walls = {("1",): 16.0, ("2",): 8.0, ("1", "6"): 9.0, ("2", "6"): 6.0, ("2", "3"): 7.5}

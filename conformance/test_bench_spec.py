@@ -1,4 +1,4 @@
-"""The spec load-time figures (`ptxconf.bench_spec`) and the fast loader they measure.
+"""The spec load-time figures (`ptxconf.app.bench_spec`) and the fast loader they measure.
 
 No timing is asserted (figures are for people): the figures have a sane shape, the synthetic
 tree they time is a valid spec that grows with the size asked for, and the fast parse (libyaml,
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ptxconf.bench_spec import build_tree, renamed, spec_load_figures, split_rows, tree_bytes
+from ptxconf.app.bench_spec import build_tree, renamed, spec_load_figures, split_rows, tree_bytes
 from ptxconf.oracle.lint.base import MAX_DEPTH, MAX_FILE_BYTES, RawDocument
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, load_spec, spec_files
 

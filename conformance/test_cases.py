@@ -12,11 +12,11 @@ from collections.abc import Callable
 
 import pytest
 
-from ptxconf.cases import Case, execute
+from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.core.cases import Case, execute
+from ptxconf.core.results import Status
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.spec import default_spec
-from ptxconf.providers import REGISTRY, RunContext
-from ptxconf.results import Status
 
 SPEC = default_spec()
 CTX = RunContext(gpu="off", proof_timeout_s=30.0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 FIXTURES = Path(__file__).parent / "fixtures" / "lint"
@@ -97,7 +97,7 @@ def test_only_that_matches_nothing_is_an_error(capsys: pytest.CaptureFixture[str
 
 
 def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
+    proc = subprocess.run([sys.executable, "-m", "ptxconf.app.cli", "check", "--gpu", "off",
                            "--report-dir", str(tmp_path)], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -106,7 +106,7 @@ def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
     assert data["schema_version"] == 2 and data["summary"]["fail"] == 0
     providers = {r["provider"] for r in data["results"]}
     assert {"spec-lint", "self-consistency", "proofs", "assembler-witness"} <= providers
-    from ptxconf.providers import REGISTRY
+    from ptxconf.app.providers import REGISTRY
 
     gpu_providers = {p.name for p in REGISTRY if p.gpu}
     gpu = [r for r in data["results"] if r["provider"] in gpu_providers]

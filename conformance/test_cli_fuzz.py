@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
 
 COMMANDS = [["spec", "validate", "--assembler", "off"], ["spec", "list"],
              ["oracle", "smem-offsets"], ["oracle", "descriptor", "encode"],

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
+from ptxconf.app.report import load_results, write_set
+from ptxconf.core.results import SCHEMA_VERSION
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
-from ptxconf.report import load_results, write_set
-from ptxconf.results import SCHEMA_VERSION
 
 #: (options taking a value, flags) of each command.
 CHECK_OPTIONS = (["--spec-dir", "--gpu", "--report-dir", "--only", "--timeout-s", "--resume"],

@@ -10,10 +10,10 @@ import dataclasses
 
 import pytest
 
+from ptxconf.core.results import Status
 from ptxconf.oracle.checks import cute_atoms
 from ptxconf.oracle.records import CuteLayout, RegisterFragment, Row
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Status
 
 SPEC = default_spec()
 CASES = list(cute_atoms.cases(SPEC))

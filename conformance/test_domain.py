@@ -19,7 +19,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
 from ptxconf.oracle import canonical
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
 from ptxconf.oracle.descriptor import descriptor_format

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.cli import main
-from ptxconf.draw import Cell, Grid, device_matrix, fragment_grid, mismatch_grids, smem_grid, to_svg
+from ptxconf.app.cli import main
+from ptxconf.app.draw import Cell, Grid, device_matrix, fragment_grid, mismatch_grids, smem_grid, to_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

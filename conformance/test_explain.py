@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
+from ptxconf.app.providers import REGISTRY
 from ptxconf.oracle import canonical
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.descriptor import encode
@@ -33,7 +34,6 @@ from ptxconf.oracle.explain.readmap import (
 )
 from ptxconf.oracle.explain.synthesize import Refusal, Synthesis, synthesize
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.providers import REGISTRY
 
 SPEC = default_spec()
 INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"

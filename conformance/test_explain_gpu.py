@@ -16,9 +16,9 @@ import pytest
 from emulator import Emulator, run_emulated
 from test_gpu_cases import GPU_IDS, SPEC
 
+from ptxconf.core.results import Result, Status
 from ptxconf.gpu.families import mistakes
 from ptxconf.oracle.explain import catalog
-from ptxconf.results import Result, Status
 
 IDS = [i for i in GPU_IDS if i.startswith(f"{mistakes.CHECK}[")]
 START = [i for i in IDS if "start_misaligned" in i]

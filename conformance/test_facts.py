@@ -23,10 +23,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ptxconf.cases import execute
+from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.core.cases import execute
 from ptxconf.oracle import facts, interpret, records
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.providers import REGISTRY, RunContext
 
 SPEC = default_spec()
 

@@ -32,15 +32,15 @@ from typing import Any
 
 import pytest
 
-import ptxconf.report
-import ptxconf.run
-from ptxconf.cases import Case, Outcome, fail, passed
-from ptxconf.cli import main
+import ptxconf.app.report
+import ptxconf.app.run
+from ptxconf.app.cli import main
+from ptxconf.app.providers import Provider, RunContext, provider
+from ptxconf.app.report import ReportWriteError, load_results, write_set
+from ptxconf.core.cases import Case, Outcome, fail, passed
+from ptxconf.core.interrupts import Interrupted
 from ptxconf.gpu.session import Session, gpu_case
-from ptxconf.interrupts import Interrupted
 from ptxconf.oracle.spec import Spec
-from ptxconf.providers import Provider, RunContext, provider
-from ptxconf.report import ReportWriteError, load_results, write_set
 
 SET = ["junit.xml", "report.html", "results.json", "summary.md"]
 CHECK = "faults.probe"
@@ -110,7 +110,7 @@ def scratch_cases(spec: Spec, ctx: RunContext) -> list[Case]:
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """The run's providers: the scratch one, then the real spec lint."""
     registry = (Provider("faults", f"{__name__}:scratch_cases"), provider("spec-lint"))
-    monkeypatch.setattr(ptxconf.run, "REGISTRY", registry)
+    monkeypatch.setattr(ptxconf.app.run, "REGISTRY", registry)
     yield
 
 
@@ -249,7 +249,7 @@ def test_a_full_disk_keeps_the_published_set(tmp_path: Path, capsys: pytest.Capt
     assert code == 0, err
     before = _snapshot(out)
     assert sorted(before) == SET
-    monkeypatch.setattr(ptxconf.report.os, "fdopen", _enospc_in(out, "report.html"))
+    monkeypatch.setattr(ptxconf.app.report.os, "fdopen", _enospc_in(out, "report.html"))
     code, stdout, err = _check(out, capsys, "--gpu", "off", "--only", "spec.lint[cute/")
     assert code == 2, (stdout, err)
     assert err == (f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md not "
@@ -271,7 +271,7 @@ def test_an_interrupted_run_on_a_full_disk_says_both(
     write_set(out, {name: f"earlier {name}" for name in SET})
     before = _snapshot(out)
     monkeypatch.setitem(SCENARIO, "fault", "interrupted")
-    monkeypatch.setattr(ptxconf.report.os, "fdopen", _enospc_in(out, "results.json"))
+    monkeypatch.setattr(ptxconf.app.report.os, "fdopen", _enospc_in(out, "results.json"))
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # main silences it on Ctrl-C
     code, _, err = _check(out, capsys)
     assert code == 130, err
@@ -296,7 +296,7 @@ def test_a_failed_move_puts_the_earlier_files_back(tmp_path: Path,
                 raise OSError(errno.EIO, os.strerror(errno.EIO))
         real(src, dst)
 
-    monkeypatch.setattr(ptxconf.report.os, "replace", replace)
+    monkeypatch.setattr(ptxconf.app.report.os, "replace", replace)
     with pytest.raises(ReportWriteError) as caught:
         write_set(tmp_path, {"a.txt": "new a", "b.txt": "new b", "c.txt": "new c", "d.txt": "d"})
     assert moves == ["a.txt", "b.txt", "c.txt"], "two files were in place when the third failed"
@@ -310,11 +310,11 @@ TMPFS_BYTES = 32 * 1024
 REAL_DISK = """
 import json, subprocess, sys
 from pathlib import Path
-from ptxconf.report import write_set
+from ptxconf.app.report import write_set
 out, results = Path(sys.argv[1]), sys.argv[2]
 write_set(out, {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"})
 before = {p.name: p.read_text() for p in out.iterdir()}
-done = subprocess.run([sys.executable, "-m", "ptxconf.cli", "report", results, "--out-dir", str(out)],
+done = subprocess.run([sys.executable, "-m", "ptxconf.app.cli", "report", results, "--out-dir", str(out)],
                       capture_output=True, text=True)
 after = {p.name: p.read_text() for p in out.iterdir()}
 print(json.dumps({"code": done.returncode, "err": done.stderr, "same": before == after,

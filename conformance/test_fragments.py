@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
 from ptxconf.oracle import fragments, instructions
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.fragments import (

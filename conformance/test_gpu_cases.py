@@ -3,7 +3,7 @@
 * Every kernel of `ptxconf check --gpu on` compiles for sm_90a with NVRTC (no GPU needed).
 * `ptxconf.oracle.interpret` round-trips: encodings, placement, register fragments, digit
   codes; a dump made from the oracle's own maps decodes back to the matrix it came from.
-* Every GPU case of every GPU family (the providers of `ptxconf.providers.REGISTRY`, by id)
+* Every GPU case of every GPU family (the providers of `ptxconf.app.providers.REGISTRY`, by id)
   runs against `Emulator` (conformance/emulator.py), a software model of the probes that
   reads operands the way the oracle's documented readings say (and a wmma fragment map of its
   own): each must pass. A model that swizzles element offsets instead of bytes must be caught,
@@ -25,7 +25,9 @@ import numpy as np
 import pytest
 from emulator import MISALIGNED, Emulator, emulated_context, run_emulated  # conformance/emulator.py
 
-from ptxconf.cases import Case, execute
+from ptxconf.app.providers import REGISTRY
+from ptxconf.core.cases import Case, execute
+from ptxconf.core.results import Status
 from ptxconf.gpu import build, operands, plan
 from ptxconf.gpu.variants import parse_wgmma
 from ptxconf.oracle import facts
@@ -33,8 +35,6 @@ from ptxconf.oracle import interpret as I
 from ptxconf.oracle.findings import judge
 from ptxconf.oracle.records import InstructionType
 from ptxconf.oracle.spec import default_spec
-from ptxconf.providers import REGISTRY
-from ptxconf.results import Status
 
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.cli import main
-from ptxconf.report import write_set
+from ptxconf.app.cli import main
+from ptxconf.app.report import write_set
 
 EARLIER = {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"}
 
@@ -30,7 +30,7 @@ def _cold_env(tmp_path: Path) -> dict[str, str]:
 
 def _interrupt(tmp_path: Path, signum: int, after_s: float) -> tuple[int, str, Path]:
     out = tmp_path / "report"
-    proc = subprocess.Popen([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
+    proc = subprocess.Popen([sys.executable, "-m", "ptxconf.app.cli", "check", "--gpu", "off",
                              "--report-dir", str(out)], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=_cold_env(tmp_path))
     time.sleep(after_s)
@@ -61,7 +61,7 @@ def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum:
     assert data["meta"]["incomplete"]["completed"] == len(data["results"]) > 0
     assert "INCOMPLETE" in (out / "summary.md").read_text()
     # the rest is run by --resume, keeping what completed
-    done = subprocess.run([sys.executable, "-m", "ptxconf.cli", "check", "--gpu", "off",
+    done = subprocess.run([sys.executable, "-m", "ptxconf.app.cli", "check", "--gpu", "off",
                            "--resume", str(out)], capture_output=True, text=True, timeout=600,
                           env=_cold_env(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr

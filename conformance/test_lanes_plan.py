@@ -1,4 +1,4 @@
-"""How the GPU cases are cut into jobs for the lanes (`ptxconf.lanes`), before any GPU is asked:
+"""How the GPU cases are cut into jobs for the lanes (`ptxconf.app.lanes`), before any GPU is asked:
 every case in exactly one job, the cases the plan marks as faulting on purpose each a job of
 its own and among the first, each variant module one job, jobs spread over the GPUs."""
 
@@ -8,11 +8,11 @@ from collections import Counter
 
 import pytest
 
-from ptxconf import lanes as L
+from ptxconf.app import lanes as L
+from ptxconf.app.providers import REGISTRY
 from ptxconf.gpu import plan as P
 from ptxconf.gpu.families.sweep import module_of
 from ptxconf.oracle.spec import default_spec
-from ptxconf.providers import REGISTRY
 
 SPEC = default_spec()
 GPU_PROVIDERS = [p for p in REGISTRY if p.gpu]

@@ -1,4 +1,4 @@
-"""Kernels built while the lanes run (`ptxconf.lanes`, `ptxconf.gpu.kcache.Builder`), without a
+"""Kernels built while the lanes run (`ptxconf.app.lanes`, `ptxconf.gpu.kcache.Builder`), without a
 GPU: each case names the compile batches it needs (checked by running cases against the
 software model and recording which batches they load), the modules compile in the order the
 jobs need them, a job is handed to a lane only once its modules are built, and every job is
@@ -15,13 +15,13 @@ import pytest
 from emulator import SPEC as EMU_SPEC  # conformance/emulator.py
 from emulator import Emulator, emulated_context
 
-from ptxconf import lanes as L
-from ptxconf.cases import execute
+from ptxconf.app import lanes as L
+from ptxconf.app.providers import REGISTRY
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Result, Status
 from ptxconf.gpu import kcache, session
 from ptxconf.gpu import plan as P
 from ptxconf.oracle.spec import default_spec
-from ptxconf.providers import REGISTRY
-from ptxconf.results import Result, Status
 
 SPEC = default_spec()
 GPU_PROVIDERS = [p for p in REGISTRY if p.gpu]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.cli import main
-from ptxconf.report import write_reports
-from ptxconf.results import Result, Status
+from ptxconf.app.cli import main
+from ptxconf.app.report import write_reports
+from ptxconf.core.results import Result, Status
 
 
 def _run(root: Path, name: str, device: str, statuses: dict[str, Status]) -> Path:

@@ -1,6 +1,6 @@
 """The mutants tool covers every kind of normative value (numbers, enumerations, booleans, row
 and file deletions, each file's row-count pin); a sample of each kind is killed here, in CI.
-The full run is `tox -e mutants` (python -m ptxconf.mutants -j N); reports/mutants/README.md
+The full run is `tox -e mutants` (python -m ptxconf.app.mutants -j N); reports/mutants/README.md
 has its figures."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.mutants import (
+from ptxconf.app.mutants import (
     Mutant,
     all_mutants,
     by_kind,

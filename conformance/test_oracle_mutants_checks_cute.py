@@ -2,14 +2,14 @@
 mutation testing found unasserted (reports/mutation/README.md).
 
 The cases are built inside each test from the module's `cases(spec)` (built at collection time,
-a mutant of case construction would never run) and executed with `ptxconf.cases.execute`; the
+a mutant of case construction would never run) and executed with `ptxconf.core.cases.execute`; the
 whole outcome is asserted: status, code, message and the fields the report shows a person.
 A failing outcome comes from a scratch copy of the bundled spec with one row's text edited.
 
 Expected values are worked by hand from:
 
 * the spec rows quoted at each test (spec/cute/*.yaml, spec/wgmma/*.yaml, spec/wmma/*.yaml);
-* `ptxconf.cases.expect_equal`'s message, `<what>: <source> says <documented>, <witness> gives
+* `ptxconf.core.cases.expect_equal`'s message, `<what>: <source> says <documented>, <witness> gives
   <derived>`, with fields documented, derived, source and witness; a row's key is
   `<file stem>:<id>`;
 * CuTe's MMA atom naming (`SM90_64x128x16_F16F16F16F16_TN`: arch, MxNxK, the D, A, B, C types,
@@ -31,6 +31,7 @@ from case_outcomes import expect_outcome as _is
 from case_outcomes import run_case as _run
 from scratch_spec import edited_spec
 
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.checks import (
@@ -44,7 +45,6 @@ from ptxconf.oracle.checks import (
 from ptxconf.oracle.checks.cute_names import atom_k, cpp_layout
 from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Result, Status
 
 SPEC = default_spec()
 

@@ -4,7 +4,7 @@ reports/mutation/README.md).
 
 The cases are built inside each test from the module's `cases(spec)` (they are built at collection
 time elsewhere, where a mutant of their construction never runs) and executed with
-`ptxconf.cases.execute`; the whole outcome is asserted: status, code, message and the fields the
+`ptxconf.core.cases.execute`; the whole outcome is asserted: status, code, message and the fields the
 report shows. A failing outcome comes from a scratch copy of the bundled spec with one row's text
 edited (conformance/scratch_spec.py).
 
@@ -12,7 +12,7 @@ Expected values are worked by hand from:
 
 * the spec rows quoted at each test (spec/cutedsl/*.yaml, spec/cute/*.yaml); a row's key is
   `<file stem>:<id>`, a case's id `<check>[<key>]`;
-* `ptxconf.cases.expect_equal`'s message, `<what>: <source> says <documented>, <witness> gives
+* `ptxconf.core.cases.expect_equal`'s message, `<what>: <source> says <documented>, <witness> gives
   <derived>`, with fields documented, derived, source and witness (FAIL is `mismatch`,
   DISCREPANCY `documents_disagree`);
 * CuTe's Swizzle<B,M,S> (printed `Swizzle<B,M,S>`): bits [M, M+B) flip with bits [M+S, M+S+B),
@@ -37,11 +37,11 @@ from case_outcomes import expect_outcome as _is
 from case_outcomes import run_case as _run
 from scratch_spec import edited_spec
 
-from ptxconf.cases import Case
+from ptxconf.core.cases import Case
+from ptxconf.core.results import Status
 from ptxconf.oracle.checks import cute_atoms, cute_points, cute_statements, cutedsl
 from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Status
 
 SPEC = default_spec()
 

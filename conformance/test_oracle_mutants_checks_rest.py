@@ -16,7 +16,7 @@ Expected values are worked by hand:
   dimension (wmma/default_strides.yaml); CUTLASS's GmmaDescriptor puts base_offset at bits
   [49,52) (cute/gmma_descriptor.yaml); the canonical templates (wgmma/canonical_layouts.yaml)
   instantiated at T = 128 / element width; swizzle-byte-size / 16 rows for LBO.MN.swizzled;
-* from `ptxconf.cases.expect_equal`'s documented message, "<what>: <source> says <documented!r>,
+* from `ptxconf.core.cases.expect_equal`'s documented message, "<what>: <source> says <documented!r>,
   <witness> gives <derived!r>", and its fields documented / derived / source / witness;
 * a failing check is reached by copying the bundled spec to tmp_path, editing one row's text and
   loading the copy (conformance/scratch_spec.py).
@@ -30,7 +30,8 @@ from case_outcomes import expect_outcome as _expect
 from case_outcomes import run_module_case as _run
 from scratch_spec import edited_spec
 
-from ptxconf.cases import execute
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Status
 from ptxconf.oracle.checks import (
     completeness,
     descriptor_checks,
@@ -42,7 +43,6 @@ from ptxconf.oracle.checks import (
 from ptxconf.oracle.checks import smem_layouts as smem
 from ptxconf.oracle.checks.lint_cases import lint_cases
 from ptxconf.oracle.spec import default_spec
-from ptxconf.results import Status
 
 # --- element_witness, lint_cases: the cases the bundled spec gives ------------------------------
 

@@ -13,7 +13,7 @@ Expected values are worked by hand:
   LBO, SBO (wgmma/canonical_layouts.yaml); Swizzle<B,M,S> flips bit M+i with bit M+S+i, i < B,
   and repeats after 2^(B+M+S) (the CuTeDSL blog); CuTeDSL's atom is (n, 8):(1, n) MN-major,
   (8, n):(n, 1) K-major, n = contiguous bits / width (cutedsl/atom_selection.yaml);
-* from `ptxconf.cases.expect_equal`'s documented message, "<what>: <source> says <documented!r>,
+* from `ptxconf.core.cases.expect_equal`'s documented message, "<what>: <source> says <documented!r>,
   <witness> gives <derived!r>", and its fields documented / derived / source / witness;
 * a failing check is reached by copying the bundled spec to tmp_path, editing one row's text and
   loading the copy (as conformance/test_spec_scratch.py does).
@@ -27,10 +27,10 @@ from case_outcomes import expect_outcome as _expect
 from case_outcomes import run_module_case as _run
 from scratch_spec import edited_spec
 
+from ptxconf.core.results import Status
 from ptxconf.oracle.checks import completeness, cutedsl, cutedsl_ties, figure_ties, mode_sizes
 from ptxconf.oracle.checks import smem_layouts as smem
 from ptxconf.oracle.spec import default_spec
-from ptxconf.results import Status
 
 # --- smem_layouts: cases built here pass on the bundled spec ----------------------------------
 

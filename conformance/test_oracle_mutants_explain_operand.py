@@ -15,7 +15,7 @@ Expected values are worked by hand from the documents and the modules' stated co
 * the catalog (catalog.py): each code's spec rows are the rows its rule is stated in
   (wgmma/leading_byte_offset.yaml, stride_byte_offset.yaml, base_offset.yaml,
   matrix_descriptor.yaml, swizzle_atoms.yaml, canonical_layouts.yaml; lines counted in those
-  files); evidence ids are the registry's GPU case ids (listed from ptxconf.providers.REGISTRY
+  files); evidence ids are the registry's GPU case ids (listed from ptxconf.app.providers.REGISTRY
   here, not through catalog) and proof ids `proof.<claim>[<row key><suffix>]`; `pick` keeps the
   ids holding more of `prefer`, in order; the titles and rules are the catalog's stated text.
 """
@@ -29,18 +29,18 @@ from typing import Any
 import pytest
 from scratch_spec import edited_spec
 
+from ptxconf.app.providers import REGISTRY
 from ptxconf.oracle.explain import catalog
 from ptxconf.oracle.explain.operand import ExplainError, Operand, resolve
 from ptxconf.oracle.records import ByteOffsetDefinition, CanonicalLayout, RegisterFragment, Row
 from ptxconf.oracle.spec import default_spec
-from ptxconf.providers import REGISTRY
 
 SPEC = default_spec()
 INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 # A is .e4m3, B is .e5m2: the two operands of one instruction differ in type and in extent
 FP8 = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2"
 N8 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"
-# the H100 GPU families' case ids (ptxconf.providers, no device needed)
+# the H100 GPU families' case ids (ptxconf.app.providers, no device needed)
 GPU_IDS = tuple(c.id for p in REGISTRY if p.gpu for c in p.case_ids(SPEC) or ())
 
 # spec_ref of the rows, lines counted in the files

@@ -11,7 +11,7 @@ Expected values come from the documented semantics, worked by hand:
   its recorded value and the value now, None where the outcome lacks the key), and a listed case
   that passes fails as `finding_stale`; every other outcome is left as it is. The judged result's
   code is the finding's, so the case's own discrepancy code is kept in `discrepancy_code`; the
-  report reads `finding` and `explanation` (ptxconf/report_html.py, ptxconf/report.py).
+  report reads `finding` and `explanation` (src/ptxconf/app/report_html.py, src/ptxconf/app/report.py).
 * the finding entries themselves (name, case, recorded fields, explanation), read off
   oracle/findings.yaml.
 * oracle/hypotheses.py's docstring: the oracle takes the chosen reading as an argument, None
@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import pytest
 
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle import hypotheses
 from ptxconf.oracle.findings import Finding, field_differences, judge
-from ptxconf.results import Result, Status
 
 # oracle/findings.yaml, finding cutedsl-period-s143 (one case, three flat fields)
 S143 = "cutedsl.period[cutedsl/worked_examples:period.S143]"

@@ -72,7 +72,7 @@ def test_reproduce_is_a_cli_call_that_prints_the_offsets() -> None:
     cmd = moved.reproduce()
     assert cmd == ("ptxconf oracle smem-offsets --dtype f16 --major K --swizzle 32B --mn 8 "
                    "--k 16 --lbo 16 --sbo 256 --base-offset 128 --json")
-    from ptxconf.cli import main
+    from ptxconf.app.cli import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

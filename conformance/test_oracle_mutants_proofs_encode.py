@@ -36,11 +36,11 @@ import z3
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.proofs import distinguish, examples
 from ptxconf.oracle.proofs.encode import Affine, Encoder, bit_form
 from ptxconf.oracle.spec import default_spec
-from ptxconf.results import Result, Status
 
 CANON = "wgmma/canonical_layouts"
 FIG166 = "wgmma/worked_examples:fig166.K.none.tf32"

@@ -42,13 +42,13 @@ import z3
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.proofs import banks, descriptors, intervals, layouts, swizzles
 from ptxconf.oracle.proofs.encode import Encoder
 from ptxconf.oracle.proofs.runner import Prover
 from ptxconf.oracle.proofs.swizzles import Raw
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import default_spec
-from ptxconf.results import Result, Status
 
 CANON = "wgmma/canonical_layouts"
 DTYPES = "f16, tf32, e4m3, b1"

@@ -43,10 +43,10 @@ import z3
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
+from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import descriptors, distinguish, examples, params, render, swizzles
 from ptxconf.oracle.proofs.runner import Prover, Unknown
 from ptxconf.oracle.spec import Spec, default_spec, load_spec
-from ptxconf.results import Status
 
 pytest.importorskip("z3")
 

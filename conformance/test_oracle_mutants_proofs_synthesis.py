@@ -39,7 +39,8 @@ import dataclasses
 import pytest
 import z3
 
-from ptxconf.cases import execute
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Status
 from ptxconf.oracle.explain.operand import Operand
 from ptxconf.oracle.explain.synthesize import synthesize
 from ptxconf.oracle.proofs import synthesis
@@ -47,7 +48,6 @@ from ptxconf.oracle.proofs.cases import claim_case
 from ptxconf.oracle.proofs.runner import Prover, Refuted
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Status
 
 pytest.importorskip("z3")
 

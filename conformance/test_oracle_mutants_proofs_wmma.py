@@ -36,13 +36,13 @@ from pathlib import Path
 import pytest
 from scratch_spec import edited_spec
 
-from ptxconf.cases import execute
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.proofs import wmma_rules
 from ptxconf.oracle.proofs.cases import claim_case
 from ptxconf.oracle.proofs.pool import ProofLost, ProofPool
 from ptxconf.oracle.proofs.runner import Claim
 from ptxconf.oracle.spec import Spec, default_spec
-from ptxconf.results import Result, Status
 
 pytest.importorskip("z3")
 

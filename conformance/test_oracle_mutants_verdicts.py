@@ -4,7 +4,7 @@ Expected values come from the module's documented semantics (its docstrings: the
 reading alone is a PASS; the documented one among others is UNKNOWN; another reading alone is a
 DISCREPANCY; none is a FAIL; a reading agrees overall only where it agreed every time; the
 base-offset groups and the fitted model `swizzle(start + offset - (field << 7))`), from the
-outcome codes of `ptxconf.cases.CODES` and from hand-worked readings, never from the code under
+outcome codes of `ptxconf.core.cases.CODES` and from hand-worked readings, never from the code under
 test."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from ptxconf.core.results import Status
 from ptxconf.oracle import verdicts as V
 from ptxconf.oracle.interpret import Diff
-from ptxconf.results import Status
 
 AGREES = "agrees"  # agreement(): "'agrees', or 'disagrees (n/size elements)'"
 

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("z3", reason="the proofs need z3-solver")
 
-from ptxconf.cases import execute  # noqa: E402
+from ptxconf.core.cases import execute  # noqa: E402
 from ptxconf.oracle.proofs.cache import ProofCache  # noqa: E402
 from ptxconf.oracle.proofs.cases import claim_case, proof_cases  # noqa: E402
 from ptxconf.oracle.proofs.claims import all_claims  # noqa: E402

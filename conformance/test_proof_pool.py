@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from ptxconf.cases import execute
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import pool as P
 from ptxconf.oracle.proofs.cases import proof_cases
 from ptxconf.oracle.spec import default_spec
-from ptxconf.results import Status
 
 pytest.importorskip("z3")
 

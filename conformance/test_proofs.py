@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
 from ptxconf.oracle.findings import explain, judge, known_findings
 from ptxconf.oracle.proofs.cases import proof_cases, run_claim
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.distinguish import DistinguishingProbe, distinguishing_probes
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, default_spec, load_spec
-from ptxconf.results import Result, Status
 
 pytestmark = pytest.mark.z3
 

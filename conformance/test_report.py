@@ -10,14 +10,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ptxconf.cases import CODES
+from ptxconf.app.report import load_results, write_reports
+from ptxconf.app.report_html import anchor_id, html_report, markdown_summary
+from ptxconf.core.cases import CODES
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.findings import judge, known_findings
 from ptxconf.oracle.records import SwizzleAtom
 from ptxconf.oracle.spec import default_spec
-from ptxconf.report import load_results, write_reports
-from ptxconf.report_html import anchor_id, html_report, markdown_summary
-from ptxconf.results import Result, Status
 
 EVIDENCE = Path(__file__).resolve().parents[1] / "reports" / "evidence" / "h100" / "results.json"
 SMEM_ORACLE = ("ptxconf oracle smem-offsets --dtype f16 --major K --swizzle 128B --mn 64 --k 16 "

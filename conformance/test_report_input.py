@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ptxconf.cli import main
-from ptxconf.results import SCHEMA_VERSION
+from ptxconf.app.cli import main
+from ptxconf.core.results import SCHEMA_VERSION
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
                     | st.text(max_size=8),

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from ptxconf.cases import CODES, Outcome
+from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.core.cases import CODES, Outcome
+from ptxconf.core.results import Result, Status
 from ptxconf.oracle.checks import all_cases
 from ptxconf.oracle.findings import explain, judge, known_findings
 from ptxconf.oracle.spec import default_spec
-from ptxconf.providers import REGISTRY, RunContext
-from ptxconf.results import Result, Status
 
 SPEC = default_spec()
 
@@ -81,14 +81,14 @@ def test_a_finding_that_no_longer_happens_is_stale() -> None:
 
 
 def test_outcome_codes_are_catalogued() -> None:
-    with pytest.raises(ValueError, match="not in ptxconf.cases.CODES"):
+    with pytest.raises(ValueError, match="not in ptxconf.core.cases.CODES"):
         Outcome(Status.FAIL, "no_such_code", "x")
     assert all(CODES.values())
 
 
 def test_a_provider_that_cannot_load_is_a_failing_row_not_a_silence(monkeypatch) -> None:
-    from ptxconf import run
-    from ptxconf.providers import Provider
+    from ptxconf.app import run
+    from ptxconf.app.providers import Provider
 
     broken = Provider("broken", "ptxconf.no_such_module:cases")
     monkeypatch.setattr(run, "providers", lambda opts: (broken,))
@@ -98,8 +98,8 @@ def test_a_provider_that_cannot_load_is_a_failing_row_not_a_silence(monkeypatch)
 
 
 def test_a_missing_dependency_skips_each_case_by_id(monkeypatch) -> None:
-    from ptxconf import run
-    from ptxconf.providers import Provider, Requirement
+    from ptxconf.app import run
+    from ptxconf.app.providers import Provider, Requirement
 
     absent = Requirement("nothing", lambda: "not installed here")
     prov = Provider("witness-like", "ptxconf.gpu.witness:provider_cases", (absent,),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 
@@ -178,8 +178,8 @@ def _without(root: Path, value: str) -> None:
 
 def _ids(root: Path | None) -> dict[str, set[str]]:
     """Case ids per provider for a spec tree (the bundled one for None)."""
+    from ptxconf.app.providers import REGISTRY, RunContext
     from ptxconf.oracle.spec import load_spec
-    from ptxconf.providers import REGISTRY, RunContext
 
     spec = load_spec(root)
     out: dict[str, set[str]] = {}

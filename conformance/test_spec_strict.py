@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.cli import main
+from ptxconf.app.cli import main
 from ptxconf.oracle.lint.base import MAX_DEPTH, MAX_FILE_BYTES
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 

@@ -88,7 +88,7 @@ def test_an_unwritable_folder_is_only_slower(tmp_path: Path) -> None:
 
 def test_check_says_a_warm_rerun_asked_the_assembler_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
     """`ptxconf check` prints what the witness compiled, then, rerun, that the cache answered all."""
-    from ptxconf.cli import main
+    from ptxconf.app.cli import main
     from ptxconf.gpu import witness
 
     monkeypatch.setenv("PTXCONF_KERNEL_CACHE", str(tmp_path / "kernels"))

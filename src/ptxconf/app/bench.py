@@ -1,0 +1,295 @@
+"""`ptxconf bench` (`tox -e bench`): what a check costs on this machine, measured in one run.
+
+Never a timed test: these figures are read by people. Every figure comes from this run:
+
+* the variant space (`ptxconf.gpu.space.counts`);
+* `ptxconf check --gpu on`, every case, as a user runs it (a fresh process, so process start
+  is included): cold (an empty kernel cache, proof cache and CUDA compute cache, which on a
+  GPU node also serves NVRTC) and warm (the same caches again; the median of WARM_RUNS),
+  with its cases, statuses, per-provider seconds and the kernel build;
+* the naive baseline, measured in the same run on a sample of variants spread over the space:
+  each variant's kernel alone in a module compiled with no cache, every probe its own launch,
+  synchronisation and worker round trip, one after another
+  (`ptxconf.gpu.families.sweep.naive_variant`); its time for the whole space is the sample's
+  mean per variant times the variants, and the ratio is that over the cold check;
+* with `--scaling`, warm checks over more workers and GPUs (`scaling`): one probe worker
+  against two sharing one GPU, and where two GPUs are visible, one GPU against two at the
+  same workers a GPU and against the lanes of one GPU split over two;
+* `ptxconf check --gpu off` cold and warm (the CPU machine's run), and spec load time.
+
+On a machine without a usable sm_90a GPU the GPU rows say why they are absent.
+
+    ptxconf bench [--out reports/bench/h100.json] [--naive-sample 24] [--scaling] [--json]
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from ptxconf.oracle.spec import Spec
+
+#: Where the CUDA driver keeps compiled code (its ComputeCache); NVRTC's builds use it too.
+CUDA_CACHE_ENV = "CUDA_CACHE_PATH"
+
+
+def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, Any]:
+    """One `ptxconf check` in a fresh process: wall seconds and what its results say."""
+    cmd = [sys.executable, "-m", "ptxconf", "check", *args, "--quiet",
+           "--report-dir", str(report_dir)]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True, text=True,
+                          check=False)
+    wall = time.perf_counter() - start
+    out: dict[str, Any] = {"command": "ptxconf " + " ".join(args), "wall_s": round(wall, 2),
+                           "exit_code": done.returncode,
+                           "stdout_tail": done.stdout.strip().splitlines()[-2:]}
+    path = report_dir / "results.json"
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+        results = data["results"]
+        per: dict[str, float] = defaultdict(float)
+        for r in results:
+            per[r.get("provider") or "?"] += r.get("seconds") or 0.0
+        out.update({"cases": len(results),
+                    "status": dict(Counter(r["status"] for r in results)),
+                    "variant_cases": sum(r["id"].startswith("gpu.variant[") for r in results),
+                    "provider_seconds": {k: round(v, 2) for k, v in sorted(per.items())},
+                    "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
+                    "witness": data["meta"].get("witness"),
+                    "run_seconds": data["meta"].get("seconds")})
+    else:
+        out["stderr_tail"] = done.stderr.strip().splitlines()[-3:]
+    return out
+
+
+#: Warm runs per check: the figure is their median (one run swings by several tenths).
+WARM_RUNS = 3
+
+
+def _cold_warm(args: list[str], tmp: Path, name: str) -> dict[str, Any]:
+    """The same check over fresh caches: cold, then WARM_RUNS times warm; "warm" is the run
+    of median wall time, "warm_walls_s" every warm run's."""
+    env = {"PTXCONF_KERNEL_CACHE": str(tmp / f"{name}-kernels"),
+           "PTXCONF_CACHE_DIR": str(tmp / f"{name}-proofs"),
+           CUDA_CACHE_ENV: str(tmp / f"{name}-cuda-cache")}
+    cold = _check(args, env, tmp / f"{name}-cold")
+    warms = [_check(args, env, tmp / f"{name}-warm{i}") for i in range(WARM_RUNS)]
+    median = sorted(warms, key=lambda r: r["wall_s"])[len(warms) // 2]
+    return {"cold": cold, "warm": median, "warm_walls_s": [r["wall_s"] for r in warms]}
+
+
+def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
+    """What a run's GPU lanes did, from its meta.lanes: how many lanes, the span from the first
+    job's start to the last job's end (the GPU phase, inside the run's wall time) and the lanes'
+    busy seconds summed (host and GPU work together), and of those, where the jobs say, the
+    seconds spent waiting for the probe workers' answers (`lanes_wait_s`) and the workers' own
+    seconds in those calls (`probe_s`); {} where the run has no lane timeline."""
+    lanes = lanes or {}
+    timeline = [j for j in lanes.get("timeline") or [] if j.get("provider") != "kernel-build"]
+    if not timeline:
+        return {}
+    out = {"lanes": lanes.get("lanes"),
+           "lanes_span_s": round(max(j["end"] for j in timeline)
+                                 - min(j["start"] for j in timeline), 2),
+           "lanes_busy_s": round(sum(j["end"] - j["start"] for j in timeline), 2)}
+    if all("wait_s" in j for j in timeline):
+        out["lanes_wait_s"] = round(sum(j["wait_s"] for j in timeline), 2)
+        out["probe_s"] = round(sum(j["probe_s"] for j in timeline), 2)
+    return out
+
+
+def _phase(run: dict[str, Any]) -> str:
+    """ (lanes' span, busy seconds and, where recorded, their wait for the probe workers) of a
+    scaling run, where it has them."""
+    if "lanes_span_s" not in run:
+        return ""
+    waited = (f", {run['lanes_wait_s']} of them waiting for the probe workers, which worked "
+              f"{run['probe_s']} s" if "lanes_wait_s" in run else "")
+    return (f" (its {run['lanes']} lanes: {run['lanes_span_s']} s from the first job to the "
+            f"last, {run['lanes_busy_s']} lane-s busy{waited})")
+
+
+def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
+    """Warm `check --gpu on` over more workers and GPUs, on the caches of the cold run (nothing
+    compiles, nothing is proved): one probe worker against two sharing one GPU; and, where two
+    GPUs are visible, one GPU against two at the same workers per GPU, and against two GPUs
+    sharing the one GPU's lanes. Each ratio is the one run's wall over the other's, from this
+    run."""
+    env = {"PTXCONF_KERNEL_CACHE": str(tmp / "gpu-kernels"),
+           "PTXCONF_CACHE_DIR": str(tmp / "gpu-proofs"), CUDA_CACHE_ENV: str(tmp / "gpu-cuda-cache")}
+
+    def wall(*args: str) -> dict[str, Any]:
+        name = "scaling-" + "-".join(a.lstrip("-") for a in args)
+        r = _check(["--gpu", "on", *args], env, tmp / name)
+        return {**{k: r.get(k) for k in ("command", "wall_s", "exit_code", "cases", "status")},
+                **lane_phase(r.get("lanes"))}
+
+    one, two = wall("--workers-per-gpu", "1"), wall("--workers-per-gpu", "2")
+    out: dict[str, Any] = {"one_gpu": {"workers_1": one, "workers_2": two,
+                                       "ratio": _ratio(one, two)}}
+    if gpus < 2:
+        out["two_gpus"] = {"unmeasured": f"{gpus} visible GPU(s): the 1-vs-2-GPU ratio needs a "
+                                         "node with two"}
+        return out
+    from ptxconf.app.lanes import auto_workers
+
+    k = auto_workers(2)
+    g1, g2 = (wall("--gpus", "1", "--workers-per-gpu", str(k)),
+              wall("--gpus", "2", "--workers-per-gpu", str(k)))
+    # and the lanes of one GPU split over two: as much host work at once, half the contexts
+    # taking turns on each GPU (which of the two limits a warm run, the figures say)
+    k_half = max(1, k // 2)
+    half = wall("--gpus", "2", "--workers-per-gpu", str(k_half))
+    out["two_gpus"] = {"gpus_1": g1, "gpus_2": g2, "workers_per_gpu": k, "ratio": _ratio(g1, g2),
+                       "gpus_2_same_lanes": {**half, "workers_per_gpu": k_half,
+                                             "ratio": _ratio(g1, half)}}
+    return out
+
+
+def _ratio(slow: dict[str, Any], fast: dict[str, Any]) -> float:
+    """One run's wall time over another's, to two places."""
+    return round(slow["wall_s"] / max(fast["wall_s"], 1e-9), 2)
+
+
+def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:
+    """The naive baseline on `sample` variants spread evenly over the space."""
+    from ptxconf.app.providers import RunContext
+    from ptxconf.core.results import Status
+    from ptxconf.gpu import space
+    from ptxconf.gpu.families.sweep import naive_variant
+    from ptxconf.gpu.session import open_session
+
+    variants = space.wgmma_variants(spec)
+    step = max(1, len(variants) // max(sample, 1))
+    chosen = variants[::step][:sample]
+    ctx = RunContext(gpu="on")
+    try:
+        sess = open_session(spec, ctx)
+        sess.describe()
+        sess.runner.call("device.describe")  # the worker is up before the clock starts
+        start = time.perf_counter()
+        outcomes = [naive_variant(sess, v, str(tmp)) for v in chosen]
+        seconds = time.perf_counter() - start
+    finally:
+        ctx.close()
+    passed = sum(1 for o in outcomes if not isinstance(o, BaseException)
+                 and o.status is Status.PASS)
+    per = seconds / max(len(chosen), 1)
+    return {"sampled_variants": len(chosen), "passed": passed, "seconds": round(seconds, 2),
+            "seconds_per_variant": round(per, 3),
+            "estimate_for_space_s": round(per * len(variants), 1),
+            "how": "each variant alone: its own module compiled with no cache, one launch, one "
+                   "synchronisation and one worker round trip per probe, serial"}
+
+
+def measure(spec: Spec, naive: int = 24, with_scaling: bool = False) -> dict[str, Any]:
+    """Every figure (see the module docstring)."""
+    from ptxconf.app.bench_spec import spec_load_figures
+    from ptxconf.app.run import _commit
+    from ptxconf.gpu import space
+    from ptxconf.gpu.session import gpu_problem
+
+    figures: dict[str, Any] = {"commit": _commit(), "cpus": os.cpu_count(),
+                               "space": space.counts(spec)}
+    with tempfile.TemporaryDirectory(prefix="ptxconf-bench-") as tmp_:
+        tmp = Path(tmp_)
+        # The driver's own compile cache (~/.nv/ComputeCache) also serves NVRTC's sm_90a
+        # builds: an earlier run's modules would compile in no time. Every phase gets a fresh
+        # one, this process (the naive baseline) included.
+        os.environ[CUDA_CACHE_ENV] = str(tmp / "naive-cuda-cache")
+        problem = gpu_problem()
+        if problem is None:
+            figures["device"] = _device()
+            figures["check_gpu_on"] = _cold_warm(["--gpu", "on"], tmp, "gpu")
+            figures["naive"] = naive_sample(spec, naive, tmp)
+            cold = figures["check_gpu_on"]["cold"]["wall_s"]
+            figures["speedup_vs_naive_cold"] = round(
+                figures["naive"]["estimate_for_space_s"] / max(cold, 1e-9), 1)
+            if with_scaling:
+                figures["scaling"] = scaling(tmp, int(figures["device"].get("visible_gpus") or 1))
+        else:
+            figures["device"] = {"unusable": problem}
+        figures["check_gpu_off"] = _cold_warm(["--gpu", "off"], tmp, "cpu")
+    figures["spec_load"] = spec_load_figures()
+    return figures
+
+
+def _device() -> dict[str, Any]:
+    """The device and its software stack, from a probe worker."""
+    from ptxconf.gpu.session import gpu_count, new_runner
+
+    runner = new_runner()
+    try:
+        res = runner.call("device.describe", timeout_s=180)
+    finally:
+        runner.close()
+    info = dict(res.value) if res.ok else {"error": res.error}
+    info["visible_gpus"] = gpu_count()
+    return info
+
+
+def _workers(n: int) -> str:
+    return f"{n} worker" + ("" if n == 1 else "s")
+
+
+def _lines(f: dict[str, Any]) -> list[str]:
+    out = [f"space: {f['space']}"]
+    dev = f.get("device", {})
+    out.append("device: " + (dev.get("unusable") or f"{dev.get('name')} (driver "
+                             f"{dev.get('cuda_driver_version')}, {dev.get('visible_gpus')} GPU(s))"))
+    for key in ("check_gpu_on", "check_gpu_off"):
+        if key not in f:
+            continue
+        for phase in ("cold", "warm"):
+            r = f[key][phase]
+            k = r.get("kernels") or {}
+            w = r.get("witness") or {}
+            runs = f" (median of {f[key]['warm_walls_s']})" if phase == "warm" else ""
+            out.append(f"{r['command']:28} {phase}: {r['wall_s']:7.1f} s wall{runs} (process "
+                       f"start included), {r.get('cases', '?')} cases {r.get('status', '')}, "
+                       f"kernels compiled {k.get('compiled', '-')}, witness kernels compiled "
+                       f"{w.get('compiled', '-')}, exit {r['exit_code']}")
+    if "naive" in f:
+        n = f["naive"]
+        out.append(f"naive baseline: {n['seconds_per_variant']} s per variant over "
+                   f"{n['sampled_variants']} sampled -> {n['estimate_for_space_s']} s for the space;"
+                   f" cold check is {f['speedup_vs_naive_cold']}x faster")
+    sc = f.get("scaling")
+    if sc:
+        one = sc["one_gpu"]
+        out.append(f"one GPU, warm: 1 probe worker {one['workers_1']['wall_s']} s"
+                   f"{_phase(one['workers_1'])}, 2 workers sharing it "
+                   f"{one['workers_2']['wall_s']} s{_phase(one['workers_2'])}: {one['ratio']}x")
+        two = sc["two_gpus"]
+        out.append("two GPUs, warm: " + (two.get("unmeasured") or
+                   f"{two['gpus_1']['wall_s']} s on one{_phase(two['gpus_1'])}, "
+                   f"{two['gpus_2']['wall_s']} s on two{_phase(two['gpus_2'])} "
+                   f"({_workers(two['workers_per_gpu'])} each): {two['ratio']}x"))
+        same = two.get("gpus_2_same_lanes")
+        if same:
+            out.append(f"two GPUs, the lanes of one split over them "
+                       f"({_workers(same['workers_per_gpu'])} each): {same['wall_s']} s"
+                       f"{_phase(same)}: {same['ratio']}x")
+    for row in f.get("spec_load", []):
+        out.append(f"spec load: {row}")
+    return out
+
+
+def run_bench(spec: Spec, as_json: bool = False, out: Path | None = None,
+              naive: int = 24, with_scaling: bool = False) -> int:
+    """Measure, print (a table or JSON), and write the JSON to `out` when given."""
+    figures = measure(spec, naive, with_scaling)
+    text = json.dumps(figures, indent=1, default=str)
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+    print(text if as_json else "\n".join(_lines(figures)))
+    return 0

@@ -1,0 +1,408 @@
+"""The `ptxconf` command line: each command run from its parsed arguments (`ptxconf.app.cli_parser`
+builds the parser). Names and JSON keys are a stable contract (see README)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ptxconf.app.cli_parser import build_parser
+
+
+class UsageError(Exception):
+    """Bad input that is not a spec problem: printed as one line, exit 2."""
+
+
+def _spec(args: argparse.Namespace):  # noqa: ANN202 - Spec, imported lazily
+    """The spec the command uses (ptxconf.oracle.locate), named in the first line of its text
+    output and in its JSON."""
+    from ptxconf.oracle.locate import choose_spec
+    from ptxconf.oracle.spec import identity, identity_line, load_chosen
+
+    spec = load_chosen(choose_spec(getattr(args, "spec_dir", None), getattr(args, "findings", None)))
+    args.spec_identity = identity(spec)
+    if not getattr(args, "json", False):
+        print(identity_line(spec), flush=True)
+    return spec
+
+
+def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
+    """A command's answer: text, or with --json one object that also names the spec used."""
+    if not getattr(args, "json", False):
+        print(text)
+        return
+    if isinstance(payload, dict) and getattr(args, "spec_identity", None):
+        payload = {**payload, "spec": args.spec_identity}
+    print(json.dumps(payload))
+
+
+def cmd_spec(args: argparse.Namespace) -> int:
+    """spec validate / spec list."""
+    if args.spec_cmd == "validate":
+        return _validate(args)
+    spec = _spec(args)
+    rows = [{"id": r.id, "file": r.file, "kind": r.KIND} for r in spec.rows]
+    _emit(args, rows, "\n".join(f"{r['file']}:{r['id']}  ({r['kind']})" for r in rows))
+    return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    """spec validate: every problem as `path:line: RULE - message` (or JSON objects); exit 2."""
+    from ptxconf.app.spec_assembler import assembler_stage
+    from ptxconf.oracle.spec import SpecErrors
+
+    try:
+        spec = _spec(args)
+        stage = None if args.assembler == "off" else assembler_stage(spec)
+        if stage is not None and stage.skipped and args.assembler == "on":
+            raise UsageError(f"--assembler on: {stage.skipped}")
+        if stage is not None and stage.errors:
+            raise SpecErrors(list(stage.errors))
+    except SpecErrors as errs:
+        if not args.json:
+            raise
+        problems = [{"path": e.path, "line": e.line, "rule": e.rule, "message": e.message}
+                    for e in errs.errors]
+        print(json.dumps({"ok": False, "problems": problems}))
+        return 2
+    files = sorted({r.file for r in spec.rows})
+    if stage is None:
+        asm = "assembler stage off"
+    elif stage.skipped:
+        asm = f"assembler stage skipped: {stage.skipped}"
+    else:
+        asm = f"the assembler accepts all {stage.checked} instruction forms the rows name"
+    _emit(args, {"ok": True, "spec_dir": str(spec.root), "files": len(files),
+                 "rows": len(spec.rows), "problems": [], "assembler": asm},
+          f"{spec.root}: {len(files)} files, {len(spec.rows)} rows, no problems; {asm}")
+    return 0
+
+
+def _offset_table(offsets: list[list[int]]) -> str:
+    """Offsets as a labelled table: a header of k, one row per mn."""
+    width = max([len(f"{v:#x}") for row in offsets for v in row] + [3])
+    label = max(len(str(len(offsets) - 1)), 5)
+    corner = "mn\\k"
+    head = f"{corner:>{label}} " + " ".join(f"{j:>{width}}" for j in range(len(offsets[0])))
+    rows = [f"{i:>{label}} " + " ".join(f"{v:>#{width}x}" for v in row) for i, row in enumerate(offsets)]
+    return "\n".join([head, *rows])
+
+
+def _fragment_table(instr: str, operand: str, entries: list[list[int]]) -> str:
+    """A fragment as one line per thread: each register and the (row, col) it holds
+    (sub-elements low to high)."""
+    by_thread: dict[int, dict[int, list[tuple[int, int, int]]]] = {}
+    for thread, reg, sub, row, col in entries:
+        by_thread.setdefault(thread, {}).setdefault(reg, []).append((sub, row, col))
+    lines = [f"# {instr} operand {operand}: thread -> register: (row, col) of each element it "
+             f"holds ({len(entries)} elements, {len(by_thread)} threads)"]
+    for thread in sorted(by_thread):
+        regs = by_thread[thread]
+        cells = [f"r{r}=" + "".join(f"({row},{col})" for _, row, col in sorted(regs[r]))
+                 for r in sorted(regs)]
+        lines.append(f"T{thread:<3} " + " ".join(cells))
+    return "\n".join(lines)
+
+
+def cmd_oracle(args: argparse.Namespace) -> int:
+    """oracle smem-offsets / descriptor / fragment."""
+    spec = _spec(args)
+    if args.oracle_cmd == "smem-offsets":
+        from ptxconf.oracle.canonical import SmemQuery
+        from ptxconf.oracle.domain import smem_answer
+
+        q = SmemQuery(args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo, args.sbo,
+                      args.base_offset, args.swizzle_unit,
+                      base_offset_field=args.base_offset_field)
+        out = smem_answer(spec, q)  # DomainError (a ValueError): one line, exit 2
+        text = _offset_table(out["offsets"])
+        notes = "".join(f"# warning: {w['code']} - {w['message']}\n" for w in out["warnings"])
+        _emit(args, out,
+              f"{notes}# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
+        return 0
+    if args.oracle_cmd == "descriptor":
+        from ptxconf.oracle.descriptor import descriptor_format
+
+        fmt = descriptor_format(spec)
+        if args.desc_cmd == "encode":
+            from ptxconf.oracle.domain import check_descriptor
+
+            check_descriptor(spec, start_address_bytes=args.start_address, lbo_bytes=args.lbo,
+                             sbo_bytes=args.sbo, swizzle=args.swizzle,
+                             base_offset=args.base_offset)
+            value = fmt.encode(start_address_bytes=args.start_address, lbo_bytes=args.lbo,
+                               sbo_bytes=args.sbo, swizzle=args.swizzle,
+                               base_offset=args.base_offset)
+        else:
+            value = args.value
+        fields = fmt.decode(value)
+        payload: dict[str, Any] = {"value": f"{value:#018x}", "fields": fields}
+        _emit(args, payload, f"{value:#018x}\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items()))
+        return 0
+    from ptxconf.oracle.fragments import fragment_map
+
+    fmap = fragment_map(args.instr, args.operand, spec)
+    entries = fmap.entries
+    payload = {"instr": args.instr, "operand": args.operand,
+               "columns": ["thread", "register", "subelement", "row", "col"],
+               "entries": [list(e) for e in entries], "provenance": fmap.provenance}
+    _emit(args, payload, _fragment_table(args.instr, args.operand, [list(e) for e in entries]))
+    return 0
+
+
+def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
+    """One line on the kernel build: a warm rerun says it compiled nothing."""
+    if k["compiled"] == 0:
+        what = f"kernels: {k['modules']} modules, all from the kernel cache (nothing compiled)"
+    else:
+        what = (f"kernels: {k['compiled']} of {k['modules']} modules compiled in "
+                f"{k['seconds']} s ({k['from_cache']} from the kernel cache)")
+    if k.get("failed"):
+        what += f"; {k['failed']} failed to compile"
+    if lanes:
+        what += f"; GPU cases over {lanes['gpus']} GPU(s) x {lanes['lanes'] // lanes['gpus']} workers"
+    return what
+
+
+def witness_line(w: dict[str, Any]) -> str:
+    """One line on the assembler witness: a warm rerun says it asked the assembler nothing."""
+    if w["compiled"] == 0:
+        return (f"assembler witness: {w['kernels']} witness kernels, all answered from the cache "
+                "(nothing compiled)")
+    return (f"assembler witness: {w['compiled']} of {w['kernels']} witness kernels compiled "
+            f"({w['assembler_runs']} assembler runs) in {w['seconds']} s ({w['from_cache']} "
+            "answered from the cache)")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """Run everything, write reports, print the summary."""
+    from ptxconf.app.progress import progress
+    from ptxconf.app.report import check_writable, text_summary, write_reports
+    from ptxconf.app.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
+    from ptxconf.core.results import Status, summarize
+
+    if args.gpu != "off":
+        from ptxconf.app.lanes import prestart
+
+        prestart()  # the lanes' fork server imports while the spec loads
+    spec = _spec(args)
+    opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
+                      strict=args.strict, proof_cache=not args.no_cache,
+                      kernel_cache=not args.no_cache, gpus=args.gpus,
+                      workers_per_gpu=args.workers_per_gpu, proof_workers=args.proof_workers)
+    out_dir = args.resume or args.report_dir or default_report_dir()
+    if args.resume is not None:
+        opts.done = _resumable(args.resume, spec)
+    check_writable(out_dir)
+    meta = run_meta(spec, opts)
+    start = time.perf_counter()
+    completed: list[Any] = []
+
+    def on_result(r: Any) -> None:
+        completed.append(r)
+        tick(r)
+
+    try:
+        with progress(None if not (args.json or args.quiet) else False) as tick:
+            results = run_all(spec, opts, on_result=on_result)
+    except KeyboardInterrupt as exc:
+        meta["seconds"] = round(time.perf_counter() - start, 3)
+        meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
+                              "completed": len(completed)}
+        try:
+            write_reports(out_dir, completed, meta, spec)
+        except OSError as err:  # a full disk: say so, and still end as interrupted
+            print(f"ptxconf: error: {err}", file=sys.stderr)
+        else:
+            print(f"ptxconf: {len(completed)} completed results are in {out_dir} (marked "
+                  f"incomplete); `ptxconf check --resume {out_dir}` runs the rest", file=sys.stderr)
+        raise
+    meta["seconds"] = round(time.perf_counter() - start, 3)
+    meta.update({k: opts.extra[k] for k in ("kernels", "lanes") if k in opts.extra})
+    witness = sys.modules.get("ptxconf.gpu.witness")  # imported only where its cases ran
+    if witness is not None and (note := witness.sweep_note(spec)) is not None:
+        meta["witness"] = note
+    if opts.done:
+        meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done)}
+    if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
+        raise UsageError(f"--only {opts.only!r} matches no case id")
+    try:
+        paths = write_reports(out_dir, results, meta, spec)
+    except OSError:  # ReportWriteError: one line from main; the verdict still reaches the log
+        if not (args.json or args.quiet):
+            print(text_summary(results, args.strict))
+        raise
+    code = exit_code(results, args.strict)
+    if args.json:
+        print(json.dumps({"summary": summarize(results), "exit_code": code, "seconds": meta["seconds"],
+                          "report_dir": str(out_dir), "results": str(paths[0]),
+                          "failing": [r.id for r in results if r.status.failing],
+                          "discrepancies": [r.id for r in results
+                                            if r.status is Status.DISCREPANCY]}))
+        return code
+    if not args.quiet:
+        print(text_summary(results, args.strict))
+    if "kernels" in meta:
+        print(kernels_line(meta["kernels"], meta.get("lanes")))
+    if "witness" in meta:
+        print(witness_line(meta["witness"]))
+    print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
+    return code
+
+
+def _resumable(run_dir: Path, spec: Any) -> dict[str, Any]:
+    """The completed results of an interrupted run, by id (refused unless it was one, of this spec)."""
+    from ptxconf.app.report import load_results
+    from ptxconf.oracle.spec import spec_sha256
+
+    path = run_dir / "results.json"
+    if not path.is_file():
+        raise UsageError(f"--resume {run_dir}: no results.json there")
+    results, meta = load_results(path)
+    if not meta.get("incomplete"):
+        raise UsageError(f"--resume {run_dir}: that run completed; nothing to resume")
+    if meta.get("spec_sha256") not in (None, spec_sha256(spec)):
+        raise UsageError(f"--resume {run_dir}: that run checked another spec "
+                         f"(sha256 {str(meta.get('spec_sha256'))[:12]})")
+    return {r.id: r for r in results}
+
+
+def cmd_prove(args: argparse.Namespace) -> int:
+    """Run the proofs only: refuted and unknown first; exit 1 when any fails (unknown included)."""
+    from ptxconf.app.providers import Z3
+
+    why = Z3.problem()
+    if why:
+        raise UsageError(f"the proofs need z3-solver: {why}")
+    from ptxconf.app.run import auto_proof_workers
+    from ptxconf.core.cases import execute
+    from ptxconf.core.results import Status
+    from ptxconf.oracle.proofs.cases import proof_cases
+
+    spec = _spec(args)
+    rows = []
+    closers: list[Callable[[], None]] = []
+    workers = auto_proof_workers() if args.proof_workers is None else args.proof_workers
+    cases = proof_cases(spec, timeout_s=args.timeout_s, cache=not args.no_cache, workers=workers,
+                        wanted=lambda i: not args.only or args.only in i, closers=closers)
+    try:
+        results = [spec.findings.judge(execute(c)) for c in cases if not args.only or args.only in c.id]
+    finally:
+        for close in closers:
+            close()
+    for r in results:
+        rows.append({"id": r.id, "claim": r.check,
+                     "status": r.fields.get("proof_status", r.status.value),
+                     "result": r.status.value, "code": r.code,
+                     "counterexample": r.fields.get("counterexample"),
+                     "reproduce": r.fields.get("reproduce"), "finding": r.fields.get("finding"),
+                     "seconds": round(r.seconds, 4), "cached": bool(r.fields.get("cached")),
+                     "message": r.message})
+    if args.only and not rows:
+        raise UsageError(f"--only {args.only!r} matches no proof")
+    order = {"error": 0, "unknown": 1, "refuted": 2, "proved": 3}
+    rows.sort(key=lambda x: order.get(x["status"], 4))
+    text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
+    _emit(args, {"results": rows}, text)
+    return 1 if any(Status(x["result"]).failing for x in rows) else 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Re-render the reports of a results.json, or merge several devices' runs."""
+    from ptxconf.app.report import load_results, text_summary, write_reports
+
+    if args.results[0] == "merge":
+        return _merge(args)
+    if len(args.results) != 1:
+        raise UsageError("report takes one results.json (or `merge RUN_DIR...`)")
+    src = Path(args.results[0])
+    if not src.is_file():
+        raise UsageError(f"{src}: no such results.json")
+    results, meta = load_results(src)
+    paths = write_reports(args.out_dir or src.parent, results, meta)
+    print(text_summary(results))
+    print(f"report: {paths[2]}")
+    return 0
+
+
+def _merge(args: argparse.Namespace) -> int:
+    """report merge: exit 1 when an expectation went stale."""
+    from ptxconf.app.merge import load_expectations, load_run, merge, write_merge
+
+    dirs = [Path(p) for p in args.results[1:]]
+    if not dirs or args.out_dir is None:
+        raise UsageError("report merge needs run folders and -o OUT")
+    m = merge([load_run(d) for d in dirs], [e for f in args.expect for e in load_expectations(f)])
+    paths = write_merge(args.out_dir, m)
+    print(f"merged {len(m.cases)} cases on {', '.join(m.devices)}: {len(m.disagree())} where the "
+          f"devices disagree, {len(m.applied)} expected, {len(m.stale)} stale expectations")
+    print(f"matrix: {paths[1]} (merged.json, summary.md beside it)")
+    return 1 if m.stale else 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Print timings (see ptxconf.app.bench)."""
+    from ptxconf.app.bench import run_bench
+
+    return run_bench(_spec(args), as_json=args.json, out=args.out, naive=args.naive_sample,
+                     with_scaling=args.scaling)
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    """Draw an oracle answer (see ptxconf.app.show)."""
+    from ptxconf.app.show import cmd_show as show
+
+    return show(args, _spec(args))
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Explain a descriptor or a CuTe layout (see ptxconf.app.explain)."""
+    from ptxconf.app.explain import cmd_explain as explain
+
+    return explain(args, _spec(args))
+
+
+COMMANDS = {"spec": cmd_spec, "oracle": cmd_oracle, "check": cmd_check, "prove": cmd_prove,
+            "report": cmd_report, "bench": cmd_bench, "show": cmd_show, "explain": cmd_explain}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point: bad input is one line on stderr and a non-zero exit, never a traceback."""
+    from ptxconf.core import interrupts
+    from ptxconf.oracle.spec import SpecErrors
+
+    args = build_parser().parse_args(argv)
+    try:
+        with interrupts.watching():
+            return COMMANDS[args.cmd](args)
+    except SpecErrors as errs:
+        for e in errs.errors:
+            print(e, file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `ptxconf ... | head`: the reader left; nothing to report
+        sys.stderr.close()
+        return 0
+    except (UsageError, ValueError, KeyError, OSError) as exc:
+        if os.environ.get("PTXCONF_DEBUG"):
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"ptxconf: error: {msg}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt as exc:
+        from ptxconf.core.interrupts import Interrupted
+
+        name, status = ((exc.args[0], exc.exit_status) if isinstance(exc, Interrupted)
+                        else ("SIGINT", 130))
+        print(f"ptxconf: interrupted ({name})", file=sys.stderr)
+        sys.unraisablehook = lambda _unraisable: None  # finalizer noise on the way out
+        return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

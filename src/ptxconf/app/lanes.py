@@ -1,0 +1,502 @@
+"""GPU cases over many probe workers at once: `--gpus N|all` x `--workers-per-gpu K` lanes.
+
+A lane is a process of a `concurrent.futures.ProcessPoolExecutor` with its own GPU session
+(its own probe worker, pinned to one visible GPU). The GPU cases are cut into jobs that keep
+what shares work together: the device provider's cases (the device and every module's
+all-ones test) are one job; each compiled module's variant cases are one job (one worker call
+runs the module); the other families go in chunks of `CHUNK` cases. Job i runs on GPU
+i mod N. The main process builds every kernel module into the kernel cache (`ptxconf.gpu.kcache`,
+all cores) while the lanes run: a job is handed out as soon as the modules its cases need
+(`job_needs`) are built, and the modules compile in the order the jobs need them
+(`build_order`), so that no lane compiles and the lanes do not wait for the whole build.
+
+Lanes are forked from a fork server that has imported ptxconf (`lane_context`), and take the
+run's PTXCONF_* and CUDA_* variables with every call (`lane_setup`). Until every job is handed
+to the pool, the main process does nothing else (the CPU providers wait for it: see
+`ptxconf.app.run`), so that its pool thread is never kept waiting for the interpreter.
+
+Results stream back as jobs finish and are put back in case order; a job whose lane died
+gives each of its cases a failing result that says so (nothing is lost silently).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ptxconf.app.providers import Provider, RunContext, provider
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Result, Status
+from ptxconf.oracle.spec import Spec, load_spec
+
+#: Cases per job of the families that are not cut by module: small, so that a slow stretch
+#: (alignment probes that fault, each restarting a worker) spreads over the lanes.
+CHUNK = 4
+#: Lanes per GPU when not asked: the host work of the checks keeps a GPU waiting, so every core
+#: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
+MAX_AUTO_WORKERS_PER_GPU = 16
+CORES_FOR_CPU_PROVIDERS = 4
+
+
+@dataclass(frozen=True)
+class Job:
+    """Some case ids of one provider, to run on one GPU."""
+
+    provider: str
+    ids: tuple[str, ...]
+    device: int
+
+
+def auto_workers(gpus: int) -> int:
+    """Lanes per GPU when not asked: the cores but CORES_FOR_CPU_PROVIDERS over the GPUs."""
+    cores = (os.cpu_count() or 2) - CORES_FOR_CPU_PROVIDERS
+    return max(1, min(MAX_AUTO_WORKERS_PER_GPU, cores // max(gpus, 1)))
+
+
+def _may_fault(spec: Spec, case_id: str) -> bool:
+    """A case whose probe may fault on purpose, as the plan marks it (a fault costs a worker
+    restart)."""
+    from ptxconf.gpu.plan import may_fault_ids
+
+    return case_id in may_fault_ids(spec)
+
+
+def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
+    """A provider's case ids cut into jobs (see the module docstring); a case that may fault
+    is a job of its own, so that its worker restarts spread over the lanes."""
+    if prov.name == "gpu-hypotheses":  # each runs many probes: one job each
+        return [(i,) for i in ids]
+    alone = [(i,) for i in ids if _may_fault(spec, i)]
+    ids = [i for i in ids if not _may_fault(spec, i)]
+    if prov.name == "gpu-sweep":
+        from ptxconf.gpu.families.sweep import module_of
+
+        groups: dict[str, list[str]] = {}
+        for i in ids:
+            groups.setdefault(module_of(spec, i), []).append(i)
+        return alone + [tuple(g) for g in groups.values()]
+    if prov.name == "gpu-discovery":
+        from ptxconf.gpu.families.discovery import case_weight
+
+        return alone + chunks(ids, [case_weight(spec, i) for i in ids])
+    return alone + [tuple(ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK)]
+
+
+def chunks(ids: Sequence[str], costs: Sequence[float]) -> list[tuple[str, ...]]:
+    """Runs of consecutive ids, each closed at CHUNK ids or before its cost would pass CHUNK
+    times the median cost (so that a few heavy cases, the 1-bit maps of a 256 x 256 tile, are
+    jobs of their own instead of one long job that ends the run late)."""
+    from ptxconf.gpu.space import bounded_runs
+
+    if not ids:
+        return []
+    return bounded_runs(ids, costs, CHUNK, CHUNK * sorted(costs)[len(costs) // 2])
+
+
+def job_groups(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool]
+               ) -> list[tuple[str, tuple[str, ...]]]:
+    """Every job's (provider, case ids), in run order; known before any GPU is asked."""
+    groups: list[tuple[str, tuple[str, ...]]] = []
+    for prov in provs:
+        listed = prov.case_ids(spec) or []
+        ids = [c.id for c in listed if selected(c.id)]
+        groups += [(prov.name, g) for g in group_ids(spec, prov, ids)]
+    # Longest first, so that the lanes end together: the single heavy cases (a hypothesis runs
+    # many probes), the cases that may fault (each restarts a worker), then the variant
+    # modules by their accumulator size, then the small jobs.
+    groups.sort(key=lambda g: -_weight(spec, *g))
+    return groups
+
+
+def place(groups: Sequence[tuple[str, tuple[str, ...]]], gpus: int) -> list[Job]:
+    """Jobs of these groups, job i on GPU (i mod gpus)."""
+    return [Job(name, ids, n % max(gpus, 1)) for n, (name, ids) in enumerate(groups)]
+
+
+def _weight(spec: Spec, provider_name: str, ids: tuple[str, ...]) -> float:
+    """A job's expected cost, relative: only its order matters."""
+    if provider_name == "gpu-hypotheses":
+        return 1e9
+    if any(_may_fault(spec, i) for i in ids):
+        return 1e8
+    if provider_name == "gpu-sweep":
+        from ptxconf.gpu.families.sweep import module_weight
+
+        return module_weight(spec, ids)
+    if provider_name == "gpu-discovery":
+        from ptxconf.gpu.families.discovery import case_weight
+
+        return sum(case_weight(spec, i) for i in ids)
+    return sum(1.0 + _n_of(i) / 64 for i in ids)
+
+
+def _n_of(case_id: str) -> int:
+    """The N of the instruction a case id names (m64n<N>k...), else 0: host work grows with it."""
+    found = re.search(r"\.m\d+n(\d+)k", case_id)
+    return int(found.group(1)) if found else 0
+
+
+# --- in a lane process ---------------------------------------------------------------------
+
+_LANE: dict[int, tuple[Spec, RunContext]] = {}
+#: Each provider's cases by id, listed once per lane and device (listing builds every case).
+_CASES: dict[tuple[int, str], dict[str, Any]] = {}
+
+
+#: Environment variables a lane takes from the run, not from the fork server it came from
+#: (which started with the environment of the first run in this process).
+ENV_PREFIXES = ("PTXCONF_", "CUDA_")
+
+
+@dataclass(frozen=True)
+class LaneSetup:
+    """What every lane call carries from the run: its PTXCONF_* and CUDA_* variables (with
+    the kernel folder the lanes load from) and whether the proof cache may be read."""
+
+    env: tuple[tuple[str, str], ...]
+    proof_cache: bool = True
+
+
+def lane_setup(kernel_folder: str, proof_cache: bool = True) -> LaneSetup:
+    """The run's LaneSetup."""
+    from ptxconf.gpu.kcache import CACHE_ENV
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
+    return LaneSetup(tuple(sorted({**env, CACHE_ENV: kernel_folder}.items())), proof_cache)
+
+
+def _enter(spec_root: str, setup: LaneSetup, device: int) -> tuple[Spec, RunContext]:
+    """This lane's spec and run context for a GPU, with the run's variables taken; its probe
+    workers start by fork (a lane has one thread and never touches CUDA itself)."""
+    from ptxconf.gpu.runner import fork_workers
+
+    if sys.platform.startswith("linux"):
+        fork_workers()
+    env = dict(setup.env)
+    for k in [k for k in os.environ if k.startswith(ENV_PREFIXES) and k not in env]:
+        del os.environ[k]
+    os.environ.update(env)
+    if device not in _LANE:
+        _LANE[device] = (load_spec(Path(spec_root)),
+                         RunContext(gpu="on", device=device, proof_cache=setup.proof_cache))
+    return _LANE[device]
+
+
+def run_job(spec_root: str, job: Job, setup: LaneSetup,
+            built: dict[str, Any] | None = None) -> list[Result]:
+    """Run one job's cases in this lane process (its session is kept for the next job); the
+    results are not yet judged against the known findings (run_lanes does that).
+    `setup`: the run's `lane_setup`; `built`: the modules the main process built (`kcache.Built`
+    by batch), so that the lane's session loads them without building anything itself."""
+    from ptxconf.gpu.session import SESSION_RESOURCE, open_session
+
+    spec, ctx = _enter(spec_root, setup, job.device)
+    if built and SESSION_RESOURCE not in ctx.shared:
+        open_session(spec, ctx)
+    sess = ctx.shared.get(SESSION_RESOURCE)
+    if built and sess is not None:  # the modules built so far (at least this job's)
+        sess.built = {**(sess.built or {}), **built}
+    listed = (job.device, job.provider)
+    if listed not in _CASES:
+        _CASES[listed] = {c.id: c for c in provider(job.provider).load(spec, ctx)}
+    cases = _CASES[listed]
+    return [execute(cases[i]) for i in job.ids]  # judged in the main process (its spec's findings)
+
+
+def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
+                  built: dict[str, Any] | None = None) -> tuple[list[Result], dict[str, Any]]:
+    """run_job, with when it ran (wall-clock seconds since the epoch), in which process, and
+    what of it its probe worker answered: calls, the worker's seconds in them (`probe_s`) and
+    the seconds from sending each call to its answer (`wait_s`: the worker's seconds, the pipe,
+    and any wait for the GPU); the rest of the job is host work in the lane."""
+    before = _probe_counters(job.device)
+    start = time.time()
+    results = run_job(spec_root, job, setup, built)
+    end = time.time()
+    after = _probe_counters(job.device)
+    return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
+                     "start": start, "end": end, "calls": after[0] - before[0],
+                     "probe_s": round(after[1] - before[1], 4),
+                     "wait_s": round(after[2] - before[2], 4)}
+
+
+def _probe_counters(device: int) -> tuple[int, float, float]:
+    """(calls, worker seconds, round-trip seconds) of this lane's probe worker so far."""
+    from ptxconf.gpu.session import SESSION_RESOURCE
+
+    lane = _LANE.get(device)
+    sess = lane[1].shared.get(SESSION_RESOURCE) if lane else None
+    runner = getattr(sess, "runner", None)
+    return (getattr(runner, "calls", 0), getattr(runner, "worker_s", 0.0),
+            getattr(runner, "round_trip_s", 0.0))
+
+
+def close_lane() -> None:
+    """End this lane's sessions (their probe workers exit now, not at interpreter exit)."""
+    _CASES.clear()
+    while _LANE:
+        _, (_, ctx) = _LANE.popitem()
+        ctx.close()
+
+
+def warm_up(spec_root: str, setup: LaneSetup, device: int = 0
+            ) -> tuple[str | None, int, dict[str, Any]]:
+    """Open this lane's session on GPU 0 (its probe worker starts and initialises CUDA); say
+    whether the device runs sm_90a probes, how many GPUs there are, and when (seconds since
+    the epoch) each step of the warm-up ended: the lane process up, the spec loaded, the probe
+    worker ready, the device answered."""
+    from ptxconf.gpu.session import device_answer, open_session
+
+    when = {"pid": os.getpid(), "lane_up": time.time()}
+    spec, ctx = _enter(spec_root, setup, device)
+    when["spec_loaded"] = time.time()
+    sess = open_session(spec, ctx)
+    sess.runner.start()  # the worker says it is ready, then starts CUDA (`device.warm`)
+    when["worker_ready"] = time.time()
+    problem, count = device_answer(sess.runner)
+    sess.describe()
+    when["device_answered"] = time.time()
+    return problem, count, when
+
+
+# --- in the main process -------------------------------------------------------------------
+
+
+#: What a lane process imports before it is forked (`lane_context`): ptxconf, and CuPy
+#: (imported, never initialised: the lanes fork their probe workers, which start CUDA).
+LANE_PRELOAD = ["ptxconf.app.lanes", "ptxconf.app.providers", "ptxconf.gpu.session", "cupy"]
+
+
+def lane_context() -> Any:
+    """How lane processes start: forked from a fork server that has imported ptxconf once (a
+    fresh interpreter per lane costs about a second of imports when a dozen start at once);
+    a spawned interpreter where there is no fork server (not Linux/macOS). Never a plain fork
+    of this process: its threads (the CPU providers, a progress bar) could hold locks."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(LANE_PRELOAD)
+    return ctx
+
+
+def prestart() -> None:
+    """Start the lanes' fork server now, so that its imports (ptxconf and CuPy, about a second)
+    run while the caller loads the spec and plans; the pool made later finds it ready. Nothing
+    where CuPy is missing or there is no fork server."""
+    import importlib.util
+
+    ctx = lane_context()
+    if ctx.get_start_method() != "forkserver" or importlib.util.find_spec("cupy") is None:
+        return
+    from multiprocessing import forkserver
+
+    forkserver.ensure_running()
+
+
+class LanePool:
+    """The lanes' processes, started at once, each warming up (its probe worker and CUDA) while
+    the caller builds kernels and plans jobs; `device()` is the first lane's answer. Over
+    several GPUs the lanes are split into one pool a GPU, so that a lane only ever serves one
+    GPU (one probe worker, one CUDA start) and a job goes to its GPU's pool (`for_job`)."""
+
+    def __init__(self, spec: Spec, lanes: int, kernel_folder: str,
+                 proof_cache: bool = True, gpus: int = 1) -> None:
+        self.started = time.time()
+        self.spec = spec
+        self.setup = lane_setup(kernel_folder, proof_cache)
+        gpus = max(1, gpus)
+        per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
+        from ptxconf.gpu.runner import take_turns
+
+        ctx = lane_context()  # each GPU's lanes start CUDA taking turns (runner.START_LOCK)
+        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=take_turns,
+                                          initargs=(ctx.Lock(),)) for n in per]
+        self.warm = [pool.submit(warm_up, str(spec.root), self.setup, g)
+                     for g, (pool, n) in enumerate(zip(self.pools, per, strict=True))
+                     for _ in range(n)]
+        self.lanes_of = per
+
+    def for_job(self, job: Job) -> ProcessPoolExecutor:
+        """The pool of the job's GPU."""
+        return self.pools[job.device % len(self.pools)]
+
+    def device(self) -> tuple[str | None, int]:
+        """(why the GPU cannot run the probes or None, visible GPUs), from the first lane up."""
+        finished, _ = wait(self.warm, return_when=FIRST_COMPLETED)
+        try:
+            problem, count, _ = next(iter(finished)).result()
+        except Exception as exc:  # noqa: BLE001 - a lane that cannot start: the GPU is not usable
+            return f"a GPU lane could not start: {type(exc).__name__}: {exc}", 0
+        return problem, count
+
+    def warm_up_times(self) -> list[dict[str, Any]]:
+        """Each warmed lane's steps, in seconds since the pool started (see `warm_up`)."""
+        out = []
+        for fut in self.warm:
+            if fut.done() and fut.exception() is None:
+                when = fut.result()[2]
+                out.append({k: v if k == "pid" else round(v - self.started, 2)
+                            for k, v in when.items()})
+        return sorted(out, key=lambda w: w["device_answered"])
+
+    def close(self, block: bool = True) -> None:
+        """End the lanes: each first ends its probe workers politely, so that the lanes exit
+        at once. block=False returns now and lets them end while the caller goes on (writing
+        the report); the interpreter waits for them at exit."""
+        try:
+            ends = [pool.submit(close_lane) for pool, n in zip(self.pools, self.lanes_of,
+                                                                strict=True) for _ in range(n)]
+        except RuntimeError:  # already shut down (an interrupted run): nothing more to ask
+            ends = []
+        if block:
+            wait(ends, timeout=30)
+        for pool in self.pools:
+            pool.shutdown(wait=block, cancel_futures=block)
+
+
+
+def lost(job: Job, why: str) -> list[Result]:
+    """Failing results for a job whose lane gave no answer."""
+    return [Result(i, i.split("[", 1)[0], Status.FAIL, f"its GPU lane gave no result: {why}",
+                   code="gpu_fault", provider=job.provider) for i in job.ids]
+
+
+def job_needs(spec: Spec, jobs: Sequence[Job]) -> list[frozenset[str] | None]:
+    """The compile batches each job's cases need (`ptxconf.gpu.session.case_modules`); None
+    where a case's needs are not known (the job then waits for every batch)."""
+    from ptxconf.gpu.session import case_modules
+
+    out: list[frozenset[str] | None] = []
+    for job in jobs:
+        known = case_modules(spec, job.provider)
+        each = [known.get(i) for i in job.ids]
+        out.append(None if any(n is None for n in each)
+                   else frozenset().union(*(n for n in each if n is not None)))
+    return out
+
+
+def build_order(mods: Sequence[Any], needs: Sequence[frozenset[str] | None]) -> list[Any]:
+    """The modules to build, in the order to compile them: those of the jobs in run order first
+    (the longest jobs start as soon as their kernels are built), then the rest, largest first.
+    Where every job's needs are known, only the modules some job needs (a run narrowed by
+    --only or --resume compiles what it runs)."""
+    if needs and all(n is not None for n in needs):
+        wanted = frozenset().union(*(n for n in needs if n is not None))
+        mods = [m for m in mods if m.name in wanted]
+    rank: dict[str, int] = {}
+    for need in needs:
+        for name in sorted(need or ()):
+            rank.setdefault(name, len(rank))
+    return sorted(mods, key=lambda m: (rank.get(m.name, len(rank)), -len(m.source)))
+
+
+def start_build(spec: Spec, folder: Path, needs: Sequence[frozenset[str] | None],
+                on_compile: Callable[[int], None] | None = None) -> Any:
+    """Start building every kernel module of the plan into `folder` with every core, in
+    `build_order`: a `kcache.Builder`, or None where the host has no NVRTC (the lanes'
+    workers then compile through CuPy); `on_compile(count)` before compiling what the cache
+    lacks."""
+    from ptxconf.gpu import build, kcache
+    from ptxconf.gpu.session import Session
+
+    if build.nvrtc_problem() is not None:
+        return None
+    mods = build_order(Session(spec, None).modules(), needs)
+    return kcache.Builder(mods, folder=folder, on_compile=on_compile)
+
+
+def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_folder: str,
+              on_result: Callable[[Result], None],
+              timeline: list[dict[str, Any]] | None = None,
+              built: Any = None,
+              on_dispatched: Callable[[], None] | None = None,
+              needs: Sequence[frozenset[str] | None] | None = None) -> list[Result]:
+    """Every job over the lanes (a LanePool, or a count of fresh processes); results in job
+    order, each reported as it lands; when each job ran (seconds from the pool's start) into
+    `timeline`; `on_dispatched()` once every job is handed to the pool.
+
+    `built`: the kernel modules, as a dict of `kcache.Built` (all built), a `kcache.Builder`
+    still building (a job is handed out as soon as the modules it `needs` have landed, in job
+    order, so the lanes run while the rest compile), or None (the lanes compile themselves)."""
+    from ptxconf.gpu.kcache import Builder
+
+    done: dict[int, list[Result]] = {}
+    if isinstance(lanes, LanePool):
+        lp, owned = lanes, False
+    else:
+        lp, owned = LanePool(spec, min(lanes, len(jobs) or 1), kernel_folder), True
+    t0 = lp.started
+    builder = built if isinstance(built, Builder) else None
+    have: dict[str, Any] | None = dict(builder.built) if builder is not None else built
+    needs = list(needs) if needs is not None else [None] * len(jobs)
+    waiting = list(range(len(jobs)))
+    futures: dict[Future[Any], int] = {}
+
+    def ready(n: int) -> bool:
+        if have is None or builder is None or not builder.pending:
+            return True
+        need = needs[n]
+        return need is not None and need <= have.keys()
+
+    def hand_out() -> None:
+        for n in [n for n in waiting if ready(n)]:
+            waiting.remove(n)
+            job = jobs[n]
+            # a copy: the pool pickles it later, in its own thread, while `have` grows
+            futures[lp.for_job(job).submit(run_timed_job, str(spec.root), job, lp.setup,
+                                           None if have is None else dict(have))] = n
+        if not waiting and on_dispatched is not None:
+            on_dispatched()
+
+    try:
+        hand_out()
+        pending = set(futures)
+        while pending or waiting:
+            building = builder.pending if builder is not None else set()
+            finished, _ = wait(pending | building, return_when=FIRST_COMPLETED)
+            if builder is not None and finished & building:
+                for b in builder.collect(finished & building):
+                    assert have is not None
+                    have[b.name] = b
+                    if timeline is not None:
+                        landed = round(time.time() - t0, 2)
+                        timeline.append({"provider": "kernel-build", "module": b.name, "cases": 0,
+                                         "pid": 0, "start": landed, "end": landed})
+                if waiting:
+                    hand_out()
+            for fut in finished & pending:
+                n = futures[fut]
+                try:
+                    ran, when = fut.result()
+                    done[n] = [spec.findings.judge(r) for r in ran]
+                    if timeline is not None:
+                        timeline.append({**when, "start": round(when["start"] - t0, 2),
+                                         "end": round(when["end"] - t0, 2)})
+                except Exception as exc:  # noqa: BLE001 - a lane that died: its cases fail
+                    done[n] = lost(jobs[n], f"{type(exc).__name__}: {exc}")
+                for r in done[n]:
+                    on_result(r)
+            pending = {f for f in futures if futures[f] not in done}
+    except BaseException:
+        if builder is not None:
+            builder.close()
+        for pool in lp.pools:
+            pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    if owned:
+        lp.close()
+    return [r for n in range(len(jobs)) for r in done[n]]
+
+
+__all__ = ["CHUNK", "Job", "LanePool", "auto_workers", "build_order", "group_ids",
+           "job_groups", "job_needs", "start_build",
+           "lost", "place", "prestart",
+           "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]

@@ -1,0 +1,293 @@
+"""Reports from the one result model: results.json, junit.xml, report.html, summary.md and a
+text summary.
+
+report.html is one self-contained page (inline CSS, JS and SVG; nothing fetched at view time)
+rendered from ptxconf/templates/report.html.j2 with autoescape on: the run's summary, then what
+needs attention (failures, unknowns, discrepancies) expanded with readable fields and pictures,
+then the passing and skipped cases collapsed by provider and family, with filters and a search.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from ptxconf.app.report_html import html_report, markdown_summary
+from ptxconf.core.interrupts import blocked
+from ptxconf.core.results import SCHEMA_VERSION, Result, Status, dumps, summarize
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write a file whole or not at all, so an interrupted run never leaves half a report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.chmod(tmp, _readable_mode())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _readable_mode() -> int:
+    """0o666 less the process umask (mkstemp's 0600 would hide reports from the group)."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
+                  spec: Any = None) -> list[Path]:
+    """Write results.json, junit.xml, report.html and summary.md; return their paths in that
+    order. `spec`: the run's spec where the caller has it (the report draws from it)."""
+    texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta),
+             "report.html": html_report(results, meta, spec),
+             "summary.md": markdown_summary(results, meta)}
+    return write_set(out_dir, texts)
+
+
+class ReportWriteError(OSError):
+    """A report set that was not written (a full disk, a read-only folder): one line naming the
+    folder, the files, the one that failed and why, and what the folder holds now."""
+
+
+def write_set(out_dir: Path, texts: Mapping[str, str]) -> list[Path]:
+    """Write files as a set: each is written whole into a staging folder first, then all are
+    moved into place with signals held back, so an interrupt or a full disk leaves either the
+    old set or the new one (and no temporary file behind). A failure is a ReportWriteError."""
+    names = list(texts)
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=out_dir, prefix=".staging-"))
+    except OSError as exc:
+        raise _not_written(out_dir, names, str(out_dir), exc, "nothing there changed") from None
+    try:
+        for name, text in texts.items():
+            try:
+                write_atomic(staging / name, text)
+            except OSError as exc:
+                raise _not_written(out_dir, names, name, exc, "the set there before is unchanged"
+                                   ) from None
+        _publish(staging, out_dir, names)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return [out_dir / name for name in names]
+
+
+def _publish(staging: Path, out_dir: Path, names: list[str]) -> None:
+    """Move the staged files into place, signals held back. The files they replace are kept
+    (hard links, else copies) until every move succeeded: a move that fails puts the earlier
+    ones back, so the folder never holds half of each set."""
+    previous = staging / ".previous"
+    try:
+        previous.mkdir()
+        for name in names:
+            if (out_dir / name).is_file():
+                _keep(out_dir / name, previous / name)
+    except OSError as exc:
+        raise _not_written(out_dir, names, "a copy of the set there", exc,
+                           "the set there before is unchanged") from None
+    moved: list[str] = []
+    with blocked():
+        for name in names:
+            try:
+                os.replace(staging / name, out_dir / name)
+            except OSError as exc:
+                state = _restore(out_dir, previous, moved)
+                raise _not_written(out_dir, names, name, exc, state) from None
+            moved.append(name)
+
+
+def _keep(src: Path, dest: Path) -> None:
+    """A hard link to src at dest (no data written), else a copy."""
+    try:
+        os.link(src, dest)
+    except OSError:
+        shutil.copy2(src, dest)
+
+
+def _restore(out_dir: Path, previous: Path, moved: list[str]) -> str:
+    """Put back the files that `moved` replaced (removing the ones that were new); say what
+    the folder holds now."""
+    try:
+        for name in moved:
+            if (previous / name).is_file():
+                os.replace(previous / name, out_dir / name)
+            else:
+                (out_dir / name).unlink(missing_ok=True)
+    except OSError as exc:
+        return f"putting the set there before back failed too ({exc.strerror or exc})"
+    return "the set there before is unchanged"
+
+
+def _not_written(out_dir: Path, names: list[str], failed: str, exc: OSError,
+                 state: str) -> ReportWriteError:
+    """The one-line error of a set not written."""
+    why = exc.strerror or str(exc) or type(exc).__name__
+    err = ReportWriteError(f"{out_dir}: {', '.join(names)} not written ({failed}: {why}); {state}")
+    err.errno = exc.errno
+    return err
+
+
+def check_writable(out_dir: Path) -> None:
+    """Fail before a run, not after it, when the report folder cannot be written."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out_dir):
+            pass
+    except OSError as exc:
+        raise OSError(f"--report-dir {out_dir}: cannot write there ({exc.strerror or exc})") from None
+
+
+class ResultsError(ValueError):
+    """A results.json that is not one ptxconf wrote: `path: where - what`."""
+
+
+#: The results.json schema versions this ptxconf reads (1: `details`, no code or provider).
+READABLE_SCHEMAS = (1, SCHEMA_VERSION)
+#: Nesting deeper than this in a results file is refused (ptxconf writes a handful of levels).
+MAX_RESULTS_DEPTH = 64
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of a JSON value, stopping once past `limit`."""
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        v, d = stack.pop()
+        deepest = max(deepest, d)
+        if deepest > limit:
+            return deepest
+        if isinstance(v, dict):
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, d + 1) for x in v)
+    return deepest
+
+
+def _result(path: Path, i: int, r: Any) -> Result:
+    where = f"{path}: results[{i}]"
+    if not isinstance(r, dict):
+        raise ResultsError(f"{where} - expected an object, got {type(r).__name__}")
+    for key in ("id", "check", "status"):
+        if not isinstance(r.get(key), str):
+            raise ResultsError(f"{where} - expected a string {key!r}, got {r.get(key)!r:.60}")
+    if r["status"] not in {s.value for s in Status}:
+        raise ResultsError(f"{where} - expected a status in {[s.value for s in Status]}, got "
+                           f"{r['status']!r:.40}")
+    fields = r.get("fields", r.get("details", {}))
+    if not isinstance(fields, dict):
+        raise ResultsError(f"{where} - expected fields as an object, got {type(fields).__name__}")
+    seconds = r.get("seconds", 0.0)
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        raise ResultsError(f"{where} - expected seconds as a number, got {seconds!r:.40}")
+    texts = {k: r.get(k) for k in ("message", "device", "code", "provider")}
+    for key, value in texts.items():
+        if value is not None and not isinstance(value, str):
+            raise ResultsError(f"{where} - expected {key} as a string, got {value!r:.40}")
+    # schema 1 had no code or provider: its passes are "ok", any other code is unrecorded ("").
+    return Result(r["id"], r["check"], Status(r["status"]), texts["message"] or "", fields,
+                  float(seconds), texts["device"],
+                  code=texts["code"] or ("ok" if r["status"] == "pass" else ""),
+                  provider=texts["provider"] or "")
+
+
+def load_results(path: Path) -> tuple[list[Result], dict[str, Any]]:
+    """Read a results.json back into results and metadata; a file of another shape is one
+    `ResultsError` line naming where it went wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        raise ResultsError(f"{path}: not JSON ({str(exc).splitlines()[0][:120]})") from None
+    if not isinstance(data, dict):
+        raise ResultsError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    if _depth(data, MAX_RESULTS_DEPTH) > MAX_RESULTS_DEPTH:
+        raise ResultsError(f"{path}: nested deeper than {MAX_RESULTS_DEPTH} levels")
+    version = data.get("schema_version")
+    if version not in READABLE_SCHEMAS:
+        raise ResultsError(f"{path}: schema_version {version!r:.20} is not one this ptxconf reads "
+                           f"{list(READABLE_SCHEMAS)}")
+    raw = data.get("results")
+    if not isinstance(raw, list):
+        raise ResultsError(f"{path}: expected 'results' as a list, got {type(raw).__name__}")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ResultsError(f"{path}: expected 'meta' as an object, got {type(meta).__name__}")
+    return [_result(path, i, r) for i, r in enumerate(raw)], meta
+
+
+def _device(results: list[Result], meta: dict[str, Any]) -> str:
+    devices = sorted({r.device for r in results if r.device})
+    return "; ".join(devices) or str(meta.get("device", "none"))
+
+
+def junit(results: Iterable[Result], meta: dict[str, Any] | None = None) -> str:
+    """JUnit XML, one testcase per case id. Only what fails the run is a failure: FAIL is a
+    <failure> with its fields as the body, UNKNOWN an <error>; a known discrepancy passes with
+    the finding as a property and in system-out; SKIP is <skipped>."""
+    results = list(results)
+    meta = meta or {}
+    counts = summarize(results)
+    suite = ET.Element("testsuite", {
+        "name": "ptxconf", "tests": str(len(results)), "failures": str(counts["fail"]),
+        "errors": str(counts["unknown"]), "skipped": str(counts["skip"]),
+        "time": f"{float(meta.get('seconds', 0.0)):.3f}",
+        "timestamp": str(meta.get("started", "")), "hostname": str(meta.get("host", ""))})
+    props = ET.SubElement(suite, "properties")
+    for name, value in (("device", _device(results, meta)), ("commit", meta.get("commit", "")),
+                        ("spec_sha256", meta.get("spec_sha256", "")),
+                        ("ptxconf_version", meta.get("ptxconf_version", "")),
+                        ("python", meta.get("python", "")), ("gpu", meta.get("gpu", ""))):
+        ET.SubElement(props, "property", {"name": name, "value": str(value)})
+    for r in results:
+        tc = ET.SubElement(suite, "testcase", {"classname": r.check, "name": r.id,
+                                               "time": f"{r.seconds:.4f}"})
+        body = json.dumps(r.fields, indent=1, default=str) if r.fields else ""
+        if r.status is Status.FAIL:
+            ET.SubElement(tc, "failure", {"type": r.code, "message": r.message}).text = body
+        elif r.status is Status.UNKNOWN:
+            ET.SubElement(tc, "error", {"type": r.code, "message": r.message}).text = body
+        elif r.status is Status.SKIP:
+            ET.SubElement(tc, "skipped", {"message": r.message})
+        elif r.status is Status.DISCREPANCY:
+            tprops = ET.SubElement(tc, "properties")
+            ET.SubElement(tprops, "property", {"name": "finding",
+                                               "value": str(r.fields.get("finding", ""))})
+            ET.SubElement(tprops, "property", {"name": "status", "value": "discrepancy"})
+            ET.SubElement(tc, "system-out").text = (
+                f"known spec discrepancy ({r.fields.get('finding', '')}): {r.message}\n"
+                f"{r.fields.get('explanation', '')}")
+    ET.indent(suite)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+
+
+# --- case ids, providers, spec rows -----------------------------------------------------------
+
+
+def text_summary(results: list[Result], strict: bool = False) -> str:
+    """The human summary `ptxconf check` prints: counts, then every non-pass by status."""
+    counts = summarize(results)
+    lines = ["ptxconf check: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v or k == "fail")]
+    for status in (Status.FAIL, Status.UNKNOWN, Status.DISCREPANCY):
+        group = [r for r in results if r.status is status]
+        if group:
+            label = "spec discrepancies" if status is Status.DISCREPANCY else status.value
+            note = " (fail under --strict)" if status is Status.DISCREPANCY and not strict else ""
+            lines.append(f"{label}{note}:")
+            lines += [f"  {r.id}: {r.message}" for r in group]
+    skips: dict[str, dict[str, int]] = {}
+    for r in results:
+        if r.status is Status.SKIP and r.code == "dependency_missing":
+            by_provider = skips.setdefault(r.message, {})
+            by_provider[r.provider or r.check] = by_provider.get(r.provider or r.check, 0) + 1
+    for why, by_provider in skips.items():
+        n = sum(by_provider.values())
+        lines.append(f"skipped {', '.join(by_provider)} ({n} case{'s' * (n != 1)}): {why}")
+    return "\n".join(lines)

@@ -1,0 +1,371 @@
+"""`ptxconf check`: gather every case (self-consistency, witnesses, proofs, probes), run, report."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ptxconf import __version__
+from ptxconf.app.providers import REGISTRY, Provider, RunContext
+from ptxconf.core import interrupts
+from ptxconf.core.cases import Case, execute, skipped
+from ptxconf.core.results import Result, Status
+from ptxconf.oracle.spec import Spec, identity, spec_sha256
+
+
+@dataclass
+class RunOptions:
+    """What `ptxconf check` was asked to do."""
+
+    gpu: str = "auto"
+    only: str | None = None
+    proof_timeout_s: float = 20.0
+    proof_cache: bool = True
+    #: --proof-workers: processes proving claims (None: auto_proof_workers(); 0: in a thread).
+    proof_workers: int | None = None
+    strict: bool = False
+    #: Reuse compiled kernel modules (ptxconf.gpu.kcache); --no-cache compiles them all.
+    kernel_cache: bool = True
+    #: --gpus: how many visible GPUs ("all" or a count) and probe workers per GPU (None: auto).
+    gpus: str = "1"
+    workers_per_gpu: int | None = None
+    #: --resume: results of an earlier, interrupted run, kept instead of run again.
+    done: dict[str, Result] = field(default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def providers(opts: RunOptions) -> tuple[Provider, ...]:
+    """Every registered provider (all of them, always; see ptxconf.app.providers)."""
+    return REGISTRY
+
+
+def _selected(c: Case, only: str | None) -> bool:
+    return not only or only in c.id
+
+
+def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext
+                      ) -> Iterator[Result]:
+    """A provider's results: its cases run, or a skip per case (one row when its cases cannot
+    be listed without the missing dependency)."""
+    if prov.gpu and opts.gpu == "off":
+        yield Result(f"{prov.name}[*]", prov.name, Status.SKIP, "not asked for (--gpu off)",
+                     code="dependency_missing", provider=prov.name)
+        return
+    why = prov.problem()
+    if why is not None:
+        if prov.gpu and opts.gpu == "on":
+            yield Result(f"{prov.name}[*]", prov.name, Status.FAIL, f"--gpu on: {why}",
+                         code="gpu_unusable", provider=prov.name)
+            return
+        listed = prov.case_ids(spec)
+        if listed is None:
+            yield Result(f"{prov.name}[*]", prov.name, Status.SKIP, why,
+                         code="dependency_missing", provider=prov.name)
+            return
+        for c in listed:
+            if _selected(c, opts.only):
+                yield skipped(c, why)
+        return
+    try:
+        cases = list(prov.load(spec, ctx))
+    except Exception as exc:  # noqa: BLE001 - a provider that cannot even list its cases fails, loudly
+        yield Result(f"{prov.name}[*]", prov.name, Status.FAIL,
+                     f"the provider could not list its cases: {type(exc).__name__}: {exc}",
+                     code="raised", provider=prov.name)
+        return
+    for c in cases:
+        if c.id in opts.done:
+            yield opts.done[c.id]
+        elif _selected(c, opts.only):
+            result = spec.findings.judge(execute(c))
+            interrupts.check()  # a signal a native library swallowed still stops the run here
+            yield result
+
+
+def _sequential(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
+                emit: Callable[[Result], None]) -> list[Result]:
+    out = []
+    for prov in provs:
+        for res in _provider_results(prov, spec, opts, ctx):
+            out.append(res)
+            emit(res)
+    return out
+
+
+def _beside(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
+            emit: Callable[[Result], None]) -> list[Result]:
+    """The CPU providers each in a thread of its own (Z3 and NVRTC run outside the GIL), this
+    thread waiting; results in registry order. A signal stops them at their next case."""
+    outs: list[list[Result]] = [[] for _ in provs]
+    errs: list[BaseException] = []
+
+    def one(i: int) -> None:
+        try:
+            outs[i].extend(_sequential((provs[i],), spec, opts, ctx, emit))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller below
+            errs.append(exc)
+
+    threads = [threading.Thread(target=one, args=(i,), daemon=True, name=f"ptxconf-{p.name}")
+               for i, p in enumerate(provs)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.2)
+            interrupts.check()
+    if errs:
+        raise errs[0]
+    return [r for out in outs for r in out]
+
+
+def _gpus_asked(opts: RunOptions) -> int:
+    """How many GPUs the run spreads over: one by default; for --gpus N or all, as many of
+    those the driver counts (asked directly, no context made; a lane's probe worker is pinned
+    to its GPU and sees only that one)."""
+    if opts.gpus == "1" or opts.gpu == "off":
+        return 1
+    from ptxconf.gpu.session import gpu_count
+
+    count = max(1, gpu_count())
+    return count if opts.gpus == "all" else min(int(opts.gpus), count)
+
+
+def _lanes_asked(opts: RunOptions, gpus: int) -> int:
+    """How many lanes the options ask for: --workers-per-gpu (default: every core but a few,
+    shared over the GPUs) times the GPUs."""
+    from ptxconf.app.lanes import auto_workers
+
+    return gpus * (opts.workers_per_gpu or auto_workers(gpus))
+
+
+class _Started:
+    """A LanePool being made in a thread of its own (`get` waits for it; `close` ends it
+    without waiting, whenever it is made)."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._made: list[Any] = []
+        self._err: list[BaseException] = []
+        self._thread = threading.Thread(target=self._run, args=(make,), daemon=True,
+                                        name="ptxconf-lanes-start")
+        self._thread.start()
+
+    def _run(self, make: Callable[[], Any]) -> None:
+        try:
+            self._made.append(make())
+        except BaseException as exc:  # noqa: BLE001 - raised again by get()
+            self._err.append(exc)
+
+    def get(self) -> Any:
+        while self._thread.is_alive():
+            self._thread.join(0.2)
+            interrupts.check()
+        if self._err:
+            raise self._err[0]
+        return self._made[0]
+
+    def close(self, block: bool = False) -> None:
+        self._thread.join()
+        if self._made:
+            self._made[0].close(block=block)
+
+
+def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
+                 emit: Callable[[Result], None],
+                 dispatched: threading.Event) -> list[Result]:
+    """The GPU providers' results: over lanes (ptxconf.app.lanes) where CuPy is here and more than
+    one lane is asked for, else one after another in this process. The lanes start at once and
+    warm up (a probe worker and CUDA each) while the first one checks the device and this
+    thread plans the jobs and starts the kernel build; each job goes to the lanes as soon as
+    its kernels are built (`ptxconf.app.lanes.run_lanes`). Where the device is not usable, the
+    providers say why, as in the one-after-another run. `dispatched` is set once the lanes
+    have every job (at once where no lanes run, and as soon as kernels must be compiled): the
+    CPU providers wait for it, so that until then this thread and the pool's own thread have
+    the interpreter to themselves."""
+    gpus = _gpus_asked(opts)
+    lanes = _lanes_asked(opts, gpus)
+    if (opts.gpu == "off" or not provs or lanes <= 1
+            or importlib.util.find_spec("cupy") is None):
+        dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
+        out = _sequential(provs, spec, opts, ctx, emit)
+        sess = ctx.shared.get("gpu.session")
+        if sess is not None and sess.built:
+            opts.extra["kernels"] = kernel_note(sess.built, sess.build_seconds)
+        return out
+    from ptxconf.app import lanes as L
+
+    entered = time.perf_counter()
+    from ptxconf.gpu.kcache import folder_for
+
+    folder = folder_for(opts.kernel_cache)
+    pool = _Started(lambda: L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus))
+    builder = None
+    try:
+        # the pool's processes start (in a thread: that waits on the fork server) while this
+        # thread plans the jobs and starts the kernel build
+        groups = L.job_groups(spec, provs,
+                              lambda i: i not in opts.done and _selected_id(i, opts.only))
+        jobs = L.place(groups, gpus)
+        needs = L.job_needs(spec, jobs)
+        # compiling leaves this interpreter free: the CPU providers need not wait
+        builder = L.start_build(spec, folder, needs, lambda _: dispatched.set())
+        problem, _ = pool.get().device()
+        if problem is not None:
+            if builder is not None:
+                builder.close()
+            pool.close(block=True)
+            dispatched.set()
+            return _sequential(provs, spec, opts, ctx, emit)
+        checked_s = round(time.perf_counter() - entered, 2)
+        kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
+        for r in kept:
+            emit(r)
+        timeline: list[dict[str, Any]] = []
+        opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
+                               "device_s": checked_s, "timeline": timeline}
+        results = L.run_lanes(spec, jobs, pool.get(), str(folder), emit, timeline, builder,
+                              dispatched.set, needs)
+        if builder is not None:
+            opts.extra["kernels"] = kernel_note(builder.result(), builder.seconds)
+        opts.extra["lanes"]["warm_up"] = pool.get().warm_up_times()
+    finally:
+        if builder is not None:
+            builder.close()
+        pool.close()  # the lanes end while the report is written
+    order = {p.name: i for i, p in enumerate(provs)}
+    return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))
+
+
+def auto_proof_workers() -> int:
+    """Processes for the proofs: every core but one, at most four (about 200 small claims;
+    more workers would mostly start interpreters); none on a single core."""
+    return min(4, (os.cpu_count() or 1) - 1)
+
+
+def _selected_id(case_id: str, only: str | None) -> bool:
+    return not only or only in case_id
+
+
+def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:
+    """What the kernel build did: modules, how many came from the cache, compile seconds."""
+    cached = sum(1 for b in built.values() if b.cached)
+    return {"modules": len(built), "from_cache": cached, "compiled": len(built) - cached,
+            "failed": sum(1 for b in built.values() if not b.ok), "seconds": round(seconds, 3)}
+
+
+def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
+    """Run every case of every provider, each result judged against the known findings: the
+    GPU providers in a thread of their own (and their lanes' processes), the CPU providers
+    beside them once the GPU jobs are handed out. Results come back in registry order."""
+    lock = threading.Lock()
+    so_far: list[Result] = []
+
+    def emit(r: Result) -> None:
+        with lock:
+            so_far.append(r)
+            on_result(r)
+
+    provs = providers(opts)
+    cpu = tuple(p for p in provs if not p.gpu)
+    gpu = tuple(p for p in provs if p.gpu)
+    ctx = RunContext(gpu=opts.gpu, proof_timeout_s=opts.proof_timeout_s,
+                     proof_cache=opts.proof_cache, kernel_cache=opts.kernel_cache,
+                     proof_workers=(auto_proof_workers() if opts.proof_workers is None
+                                    else opts.proof_workers),
+                     wanted=lambda i: i not in opts.done and _selected_id(i, opts.only))
+    gpu_out: list[Result] = []
+    gpu_err: list[BaseException] = []
+    dispatched = threading.Event()
+
+    def gpu_part() -> None:
+        try:
+            gpu_out.extend(_gpu_results(gpu, spec, opts, ctx, emit, dispatched))
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
+            gpu_err.append(exc)
+        finally:
+            dispatched.set()
+
+    thread = threading.Thread(target=gpu_part, name="ptxconf-gpu", daemon=True)
+    thread.start()
+    try:
+        while not dispatched.wait(0.2):
+            interrupts.check()
+        cpu_out = _beside(cpu, spec, opts, ctx, emit)
+        if thread.is_alive():
+            with lock:
+                done = list(so_far)
+            _prepare_report(spec, done)
+        while thread.is_alive():
+            thread.join(0.2)
+            interrupts.check()
+    finally:
+        if not thread.is_alive():
+            ctx.close()
+    if gpu_err:
+        raise gpu_err[0]
+    return cpu_out + gpu_out
+
+
+def _prepare_report(spec: Spec, done: list[Result]) -> None:
+    """What writing the report needs, made ready while the GPU lanes still run: the page drawn
+    once for the results so far (its template compiled, its drawing code imported, the oracle's
+    answers and the pictures of those results made and kept) and thrown away. A failure here
+    is the report writer's to tell."""
+    try:
+        from ptxconf.app.report_html import html_report
+
+        html_report(done, {}, spec)
+    except Exception:  # noqa: BLE001, S110 - the writer meets the same problem and reports it
+        pass
+
+
+def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
+    """Who ran what, where."""
+    return {
+        "ptxconf_version": __version__,
+        "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "spec_dir": str(spec.root),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "gpu": opts.gpu,
+        "strict": opts.strict,
+        "only": opts.only,
+        "host": os.uname().nodename if hasattr(os, "uname") else "",
+        "commit": _commit(),
+        "spec_sha256": spec_sha256(spec),
+        "spec": identity(spec),
+    }
+
+
+def _commit() -> str:
+    """$PTXCONF_COMMIT (a CI job that runs outside a checkout sets it), else the git commit of
+    the working directory's checkout, else 'unknown'."""
+    if os.environ.get("PTXCONF_COMMIT"):
+        return os.environ["PTXCONF_COMMIT"]
+    try:
+        done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                              text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def default_report_dir() -> Path:
+    """reports/runs/<UTC timestamp> under the working directory."""
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%d-%H%M%S")
+    return Path("reports") / "runs" / stamp
+
+
+def exit_code(results: list[Result], strict: bool) -> int:
+    """0 when nothing failed (and, with --strict, no discrepancy either)."""
+    bad = [r for r in results if r.status.failing or (strict and r.status is Status.DISCREPANCY)]
+    return 1 if bad else 0

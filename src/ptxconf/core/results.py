@@ -1,0 +1,80 @@
+"""The one result model: every check, proof and probe reports a Result; every report reads them."""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, is_dataclass
+from typing import Any
+
+#: Version of the JSON written to results.json; bump it when a key changes meaning.
+#: 2: `details` became `fields`; every result has a stable `code` and its `provider`.
+SCHEMA_VERSION = 2
+
+
+class Status(enum.StrEnum):
+    """What a check found. UNKNOWN never passes."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    DISCREPANCY = "discrepancy"
+    UNKNOWN = "unknown"
+    SKIP = "skip"
+
+    @property
+    def failing(self) -> bool:
+        """Whether this status makes a run fail (DISCREPANCY only under --strict)."""
+        return self in (Status.FAIL, Status.UNKNOWN)
+
+
+@dataclass(frozen=True)
+class Result:
+    """A case's outcome in a run, keyed by a test id that comes from spec rows.
+
+    Built only by `ptxconf.core.cases.execute` / `skipped` and by the runner for a provider that
+    cannot run; `code` is one of `ptxconf.core.cases.CODES`.
+    """
+
+    id: str
+    check: str
+    status: Status
+    message: str = ""
+    fields: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+    device: str | None = None
+    code: str = "ok"
+    provider: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain-JSON view of this result (`fields` as they are: `dumps` writes what JSON
+        cannot hold as text)."""
+        return {"id": self.id, "check": self.check, "status": self.status.value,
+                "message": self.message, "fields": self.fields, "seconds": self.seconds,
+                "device": self.device, "code": self.code, "provider": self.provider}
+
+
+def summarize(results: Iterable[Result]) -> dict[str, int]:
+    """Counts per status, every status present."""
+    counts = {s.value: 0 for s in Status}
+    for r in results:
+        counts[r.status.value] += 1
+    return counts
+
+
+def _plain(value: Any) -> Any:
+    """What JSON cannot hold, as JSON can: a dataclass as its fields, anything else as text."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return asdict(value)
+    return str(value)
+
+
+def dumps(results: list[Result], meta: dict[str, Any]) -> str:
+    """results.json: schema version, run metadata, counts, and every result, one result a line
+    (compact, so that a line is a result for grep and diff, and fast to write)."""
+    head = json.dumps({"schema_version": SCHEMA_VERSION, "meta": meta,
+                       "summary": summarize(results)}, indent=2, default=_plain)
+    enc = json.JSONEncoder(default=_plain, separators=(", ", ": "))
+    lines = ",\n".join("    " + enc.encode(r.to_json()) for r in results)
+    body = f'"results": [\n{lines}\n  ]' if results else '"results": []'
+    return head[:-2] + ",\n  " + body + "\n}"

@@ -1,0 +1,233 @@
+"""The assembler as a witness: which wgmma forms do NVRTC and ptxas accept for sm_90a (no GPU).
+
+Many variants are spelled in one witness kernel, each on a PTX line of its own with registers
+tagged `w<i>`, so one compile answers for all of them: an assembler error names a PTX line,
+the line names the variant. When an error names no variant the batch is bisected.
+`witness_valid_n` sweeps N for each instruction family; `ptxconf.gpu.witness` turns the sweep
+into cases and `ptxconf.app.spec_assembler` into `spec validate`'s assembler stage.
+
+The assembler's verdicts on a witness kernel can be kept on disk (`verdict_folder`), keyed
+like a compiled module (`kcache.module_key`: the kernel's source, the options, the NVRTC and
+driver versions), so that a warm rerun asks the assembler nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .build import (
+    ARCH_OPTIONS,
+    CompileResult,
+    _asm_string,
+    _generated_header,
+    kernel_text,
+    nvrtc_compile,
+    nvrtc_version,
+)
+from .variants import WgmmaVariant
+
+_TAG = re.compile(r"\bw(\d+)d0\b")
+_ERROR_LINE = re.compile(r"line (\d+);")
+_ABORT_SUMMARY = "Ptx assembly aborted due to errors"  # ptxas's closing line: names no line
+
+
+def witness_block(v: WgmmaVariant, tag: int) -> str:
+    """One asm statement that spells `v` with registers of its own, on one PTX line."""
+    regs = f".reg .b32 w{tag}d<{v.nreg_d}>; .reg .pred w{tag}p; "
+    d = [f"w{tag}d{i}" for i in range(v.nreg_d)]
+    a: str | list[str] = "%0"
+    if v.a_from_regs:
+        regs += f".reg .b32 w{tag}a<{v.nreg_a}>; "
+        a = [f"w{tag}a{i}" for i in range(v.nreg_a)]
+    ptx = (f"{{ {regs}setp.ne.b32 w{tag}p, %2, 0; "
+           f"{v.ptx_name} {v.operand_text(d, a, '%1', f'w{tag}p')}; }}")
+    return f'  asm volatile({_asm_string(ptx)} :: "l"(a_desc), "l"(b_desc), "r"(scale_d));\n'
+
+
+def witness_source(variants: Sequence[WgmmaVariant]) -> str:
+    """One kernel spelling every variant; the i-th variant's registers are tagged w<i>."""
+    body = "".join(witness_block(v, i) for i, v in enumerate(variants))
+    return (_generated_header("wgmma_witness.cu", len(variants))
+            + kernel_text("wgmma_witness.cu")
+            + "\nWGMMA_WITNESS_KERNEL(wgmma_witness) {\n" + body + "}\n")
+
+
+def _blame(result: CompileResult, count: int) -> dict[int, list[str]] | None:
+    """Map each assembler error line to the variant tagged on that PTX line.
+
+    None when some error names no variant (then the caller bisects).
+    """
+    if result.ptx is None:
+        return None
+    ptx_lines = result.ptx.splitlines()
+    blamed: dict[int, list[str]] = {}
+    for line in result.log.splitlines():
+        if _ABORT_SUMMARY in line or not re.search(r"\berror\b|\bfatal\b", line):
+            continue
+        m = _ERROR_LINE.search(line)
+        if m is None or not 0 < int(m[1]) <= len(ptx_lines):
+            return None
+        tag = _TAG.search(ptx_lines[int(m[1]) - 1])
+        if tag is None or int(tag[1]) >= count:
+            return None
+        blamed.setdefault(int(tag[1]), []).append(line.strip())
+    return blamed or None
+
+
+def verdict_folder(use_cache: bool) -> Path | None:
+    """Where witness verdicts are kept: beside the compiled modules (`kcache.cache_dir`), or
+    None (`--no-cache`: the assembler is asked again)."""
+    if not use_cache:
+        return None
+    from .kcache import cache_dir
+
+    return cache_dir() / "witness"
+
+
+def _verdict_path(folder: Path | None, source: str) -> Path | None:
+    if folder is None:
+        return None
+    from .kcache import Module, module_key
+
+    return folder / f"{module_key(Module('', source, tuple(ARCH_OPTIONS)))}.json"
+
+
+def _kept(path: Path | None, count: int) -> list[tuple[bool, str]] | None:
+    """The verdicts kept for a witness kernel of `count` variants, or None (none, or unreadable:
+    then the assembler is asked)."""
+    if path is None or not path.is_file():
+        return None
+    try:
+        got = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if (not isinstance(got, list) or len(got) != count
+            or not all(isinstance(g, list) and len(g) == 2 for g in got)):
+        return None
+    return [(bool(ok), str(log)) for ok, log in got]
+
+
+def _keep(path: Path | None, verdicts: list[tuple[bool, str]]) -> None:
+    """Write verdicts whole or not at all (`report.write_atomic`: no temporary file is left on
+    a full disk); a cache that cannot be written is only a slower next run."""
+    if path is None:
+        return
+    from ptxconf.app.report import write_atomic
+
+    try:
+        write_atomic(path, json.dumps(verdicts))
+    except OSError:
+        pass
+
+
+@dataclass
+class Asked:
+    """What a witness sweep asked: its witness kernels, those the cache answered, and the
+    assembler runs the rest took (a kernel with errors naming no variant is bisected)."""
+
+    kernels: int = 0
+    from_cache: int = 0
+    compiles: int = 0
+
+
+def _check_batch(variants: list[WgmmaVariant], folder: Path | None = None,
+                 asked: Asked | None = None) -> list[tuple[bool, str]]:
+    """(accepted, log) per variant, from as few compiles as the errors allow (none where the
+    verdicts on this very kernel are kept in `folder`)."""
+    if not variants:
+        return []
+    asked = asked if asked is not None else Asked()
+    source = witness_source(variants)
+    path = _verdict_path(folder, source)
+    kept = _kept(path, len(variants))
+    if kept is not None:
+        asked.from_cache += 1
+        return kept
+    asked.compiles += 1
+    result = nvrtc_compile(source, ARCH_OPTIONS, name="wgmma_witness.cu", want_ptx=True,
+                           cache=False)
+    if result.ok:
+        out = [(True, "")] * len(variants)
+    elif (blamed := _blame(result, len(variants))) is None:
+        if len(variants) == 1:
+            out = [(False, result.log)]
+        else:
+            half = len(variants) // 2
+            out = _check_batch(variants[:half], None, asked) + _check_batch(variants[half:], None, asked)
+    else:
+        rest = [i for i in range(len(variants)) if i not in blamed]
+        rest_results = iter(_check_batch([variants[i] for i in rest], None, asked))
+        out = [(False, "\n".join(blamed[i])) if i in blamed else next(rest_results)
+               for i in range(len(variants))]
+    _keep(path, out)
+    return out
+
+
+def compile_check_many(variants: Sequence[WgmmaVariant], *, batch: int = 1024,
+                       threads: int = 1, folder: Path | None = None,
+                       asked: Asked | None = None) -> list[tuple[bool, str]]:
+    """Whether NVRTC/ptxas accept each instruction variant, with the assembler's words.
+
+    A variant counts as accepted only when a module holding it compiled without error; a
+    rejected one carries the assembler errors that name its line. Measured on 2 cores:
+    batches of ~1024 variants are fastest, and threads gain nothing (NVRTC serializes).
+    `folder`: where verdicts are kept (`verdict_folder`); `asked` counts compiles and kept
+    answers.
+    """
+    variants = list(variants)
+    asked = asked if asked is not None else Asked()
+    chunks = [variants[i:i + batch] for i in range(0, len(variants), batch)]
+    asked.kernels += len(chunks)
+    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
+        parts = list(pool.map(lambda c: _check_batch(c, folder, asked), chunks))
+    return [r for part in parts for r in part]
+
+
+def compile_check(variant: WgmmaVariant) -> tuple[bool, str]:
+    """Whether NVRTC/ptxas accept one instruction variant for sm_90a, and the log."""
+    return compile_check_many([variant])[0]
+
+
+@dataclass(frozen=True)
+class WitnessSweep:
+    """The assembler's valid-N sets per instruction family, and what the sweep cost."""
+
+    accepted_n: dict[tuple[str, str, str, str, bool], tuple[int, ...]]
+    rejections: dict[tuple[str, str, str, str, bool], dict[int, str]]
+    candidates: int
+    seconds: float
+    nvrtc: tuple[int, int]
+
+
+def witness_valid_n(families: Sequence[WgmmaVariant],
+                    n_values: Iterable[int] = range(1, 257), *, batch: int = 1024,
+                    threads: int = 1, folder: Path | None = None,
+                    asked: Asked | None = None) -> WitnessSweep:
+    """Ask the assembler which N each instruction family accepts (e.g. every spec row, SS and
+    RS, with and without .satfinite: `variants.wgmma_families(spec, all_trans=False)`)."""
+    fams = list(families)
+    ns = list(n_values)
+    cands = [f.with_n(n) for f in fams for n in ns]
+    start = time.perf_counter()
+    results = compile_check_many(cands, batch=batch, threads=threads, folder=folder, asked=asked)
+    seconds = time.perf_counter() - start
+    accepted: dict[Any, list[int]] = {f.family: [] for f in fams}
+    rejected: dict[Any, dict[int, str]] = {f.family: {} for f in fams}
+    for v, (ok, log) in zip(cands, results, strict=True):
+        if ok:
+            accepted[v.family].append(v.n)
+        else:
+            rejected[v.family][v.n] = log
+    return WitnessSweep({k: tuple(sorted(v)) for k, v in accepted.items()}, rejected,
+                        len(cands), seconds, nvrtc_version())
+
+
+__all__ = ["Asked", "WitnessSweep", "compile_check", "compile_check_many", "witness_block", "witness_source",
+           "verdict_folder", "witness_valid_n"]

@@ -1,0 +1,325 @@
+"""Run probes in a worker process, so that one that faults or hangs cannot end the run.
+
+A probe that hits an illegal instruction or a misaligned address leaves the CUDA context
+unusable, and one that hangs never returns. So probes run in a spawned worker: the worker is
+reused until a call faults (it then exits) or outlives its timeout (it is killed); the next
+call starts a fresh one. Every call returns a `ProbeResult`; results gathered before a fault
+are kept, and the run goes on.
+
+    with ProbeRunner(timeout_s=30) as runner:
+        runner.call("prepare_wgmma", variants, timeout_s=600)
+        results = runner.map(("run_wgmma", (v, None, b, None, desc), {...}) for v in ...)
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+#: Exception type names that mean the CUDA context may be gone: the worker exits after them.
+_CONTEXT_FATAL = frozenset({"CUDARuntimeError", "CUDADriverError"})
+_COMPILE_ERRORS = frozenset({"CompileException", "NVRTCError"})
+
+
+@dataclass(frozen=True)
+class ProbeResult:
+    """What one call in the worker gave: a value, or the error text and its kind.
+
+    error_kind: 'cuda' (a CUDA error; the worker was restarted), 'compile', 'exception'
+    (any other error raised by the probe), 'timeout' (killed after timeout_s), 'crash' (the
+    worker died without an answer).
+    """
+
+    ok: bool
+    value: Any = None
+    error: str | None = None
+    error_kind: str | None = None
+    seconds: float = 0.0
+    worker_pid: int | None = None
+
+
+#: How probe workers start: a fresh interpreter ("spawn"), safe in any process. A GPU lane
+#: (single-threaded, and never touching CUDA itself) calls `fork_workers`: its workers are
+#: then forks of it, with ptxconf and CuPy already imported, so that a worker (and each
+#: restart after a fault) starts in a fraction of the time.
+_START_METHOD = "spawn"
+
+
+#: A lock the workers of a GPU's lanes share (set by `ptxconf.app.lanes`, inherited by each forked
+#: worker): they start CUDA one at a time. The driver creates contexts one at a time anyway
+#: (measured on an H100: 12 at once took 2.0 s, all ready together at the end); taking turns,
+#: the first lanes start working after a fraction of that. Held at most START_LOCK_WAIT_S by
+#: the others' wait (a worker killed while holding it cannot stall the rest).
+START_LOCK: Any = None
+START_LOCK_WAIT_S = 5.0
+
+
+def take_turns(lock: Any) -> None:
+    """Make `lock` this process's START_LOCK (a lane's first act: its pool's initializer), so
+    that the probe workers it forks start CUDA holding it."""
+    global START_LOCK
+    START_LOCK = lock
+
+
+def fork_workers() -> None:
+    """Start this process's probe workers by fork from now on (see `_START_METHOD`). Only for
+    a process with one thread that has not initialised CUDA; ignored where fork is missing."""
+    global _START_METHOD
+    if "fork" in mp.get_all_start_methods():
+        _START_METHOD = "fork"
+
+
+def _resolve(name: str) -> Any:
+    """A probe function by name: 'run_wgmma' (probes) or 'device.describe'."""
+    import importlib
+
+    module_name, _, fn = name.rpartition(".")
+    module = importlib.import_module(f"ptxconf.gpu.{module_name or 'probes'}")
+    exported = getattr(module, "__all__", None)
+    if exported is not None and fn not in exported:
+        raise AttributeError(f"{name}: not exported by {module.__name__}")
+    return getattr(module, fn)
+
+
+def _classify(exc: BaseException) -> tuple[str, bool]:
+    """(error kind, whether the CUDA context may be lost)."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    if names & _CONTEXT_FATAL:
+        return "cuda", True
+    if names & _COMPILE_ERRORS:
+        return "compile", False
+    return "exception", False
+
+
+def pin_device(index: int | None) -> None:
+    """Make the index-th visible GPU the only one this process sees (before CUDA starts)."""
+    if index is None:
+        return
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = visible.split(",") if visible else [str(i) for i in range(index + 1)]
+    os.environ["CUDA_VISIBLE_DEVICES"] = ids[index % len(ids)]
+
+
+def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = None) -> None:
+    """The worker loop: (name, args, kwargs) in, (status, value, kind, seconds) out. `device`:
+    which visible GPU the worker uses (None: CUDA's default); `warm_call`: a probe run once
+    right after saying ready (starting CUDA while the caller does other work), its answer and
+    any failure dropped (the caller's first real call meets the same failure)."""
+    pin_device(device)
+    conn.send(("ready", os.getpid(), None, 0.0))
+    if warm_call is not None:
+        taken = START_LOCK is not None and START_LOCK.acquire(timeout=START_LOCK_WAIT_S)
+        try:
+            _resolve(warm_call)()
+        except Exception:  # noqa: BLE001, S110 - the first real call reports it
+            pass
+        finally:
+            if taken:
+                START_LOCK.release()
+    while True:
+        try:
+            msg = conn.recv()
+        except EOFError:
+            return
+        if msg is None:
+            return
+        name, args, kwargs = msg
+        start = time.perf_counter()
+        try:
+            value = _resolve(name)(*args, **kwargs)
+        except BaseException as exc:  # noqa: BLE001 - every failure is reported, not raised
+            kind, fatal = _classify(exc)
+            conn.send(("error", f"{type(exc).__name__}: {exc}", kind,
+                       time.perf_counter() - start))
+            if fatal:
+                conn.close()
+                os._exit(3)
+            continue
+        conn.send(("ok", value, None, time.perf_counter() - start))
+
+
+class ProbeRunner:
+    """One worker process at a time, restarted after a fault or a timeout."""
+
+    def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0,
+                 device: int | None = None, warm_call: str | None = None) -> None:
+        self.device = device
+        self.warm_call = warm_call
+        self.timeout_s = timeout_s
+        self.start_timeout_s = start_timeout_s
+        self.restarts = 0
+        #: Calls answered, the seconds the worker spent in them (its own clock) and the
+        #: seconds from send to answer in this process (with the pipe and the pickling): where a
+        #: busy lane's time goes (`ptxconf.app.lanes.run_timed_job`).
+        self.calls = 0
+        self.worker_s = 0.0
+        self.round_trip_s = 0.0
+        self._ctx: Any = mp.get_context(_START_METHOD)
+        self._proc: Any = None
+        self._conn: Any = None
+
+    # -- worker lifecycle --
+
+    def _start(self) -> str | None:
+        """Start a worker; None when it said it is ready, else why not."""
+        parent, child = self._ctx.Pipe()
+        proc = self._ctx.Process(target=_worker_main, args=(child, self.device, self.warm_call),
+                                 daemon=True,
+                                 name="ptxconf-probe-worker")
+        proc.start()
+        child.close()
+        self._proc, self._conn = proc, parent
+        if parent.poll(self.start_timeout_s):
+            try:
+                if parent.recv()[0] == "ready":
+                    return None
+            except EOFError:
+                proc.join(timeout=10)
+                self._stop(kill=True)
+                return (f"the worker died while starting (exit code {proc.exitcode}); a "
+                        "script that uses ProbeRunner needs `if __name__ == '__main__':`")
+        self._stop(kill=True)
+        return f"the worker did not start within {self.start_timeout_s} s"
+
+    def _stop(self, *, kill: bool = False) -> None:
+        proc, conn = self._proc, self._conn
+        self._proc = self._conn = None
+        if conn is not None:
+            try:
+                if not kill:
+                    conn.send(None)
+            except (OSError, ValueError):
+                pass
+            conn.close()
+        if proc is not None:
+            if kill:
+                proc.kill()
+            proc.join(timeout=10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(timeout=10)
+
+    def start(self) -> str | None:
+        """Start the worker now if none is running (its `warm_call` then runs while the caller
+        goes on); None when it is up, else why not."""
+        if self._proc is not None and self._proc.is_alive():
+            return None
+        if self._proc is not None:
+            self.restarts += 1
+            self._stop(kill=True)
+        return self._start()
+
+    def close(self) -> None:
+        """End the worker (politely)."""
+        self._stop()
+
+    def __enter__(self) -> ProbeRunner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- calls --
+
+    def call(self, name: str, /, *args: Any, timeout_s: float | None = None,
+             **kwargs: Any) -> ProbeResult:
+        """Run probes.<name>(*args, **kwargs) (or 'device.describe') in the worker."""
+        problem = self.start()
+        if problem:
+            return ProbeResult(False, error=problem, error_kind="crash")
+        proc, conn = self._proc, self._conn
+        limit = self.timeout_s if timeout_s is None else timeout_s
+        start = time.perf_counter()
+        conn.send((name, args, kwargs))
+        if not conn.poll(limit):
+            self._stop(kill=True)
+            self.restarts += 1
+            return ProbeResult(False, error=f"{name}: no answer within {limit} s; worker killed",
+                               error_kind="timeout", seconds=time.perf_counter() - start,
+                               worker_pid=proc.pid)
+        try:
+            status, payload, kind, seconds = conn.recv()
+            self.calls += 1
+            self.worker_s += seconds
+            self.round_trip_s += time.perf_counter() - start
+        except (EOFError, OSError):
+            proc.join(timeout=10)
+            self._stop(kill=True)
+            self.restarts += 1
+            return ProbeResult(False, error=f"{name}: the worker died (exit code "
+                               f"{proc.exitcode}) without an answer", error_kind="crash",
+                               seconds=time.perf_counter() - start, worker_pid=proc.pid)
+        if status == "ok":
+            return ProbeResult(True, value=payload, seconds=seconds, worker_pid=proc.pid)
+        if kind == "cuda":  # the worker exits by itself; reap it now
+            proc.join(timeout=10)
+            self._stop(kill=True)
+            self.restarts += 1
+        return ProbeResult(False, error=payload, error_kind=kind, seconds=seconds,
+                           worker_pid=proc.pid)
+
+    def map(self, calls: Iterable[tuple[str, tuple[Any, ...], dict[str, Any]]], *,
+            timeout_s: float | None = None) -> list[ProbeResult]:
+        """Run each (name, args, kwargs) in order; a failure never stops the rest.
+
+        A call's own `timeout_s` in its kwargs overrides the one given here.
+        """
+        out = []
+        for name, args, kwargs in calls:
+            kw = dict(kwargs)
+            limit = kw.pop("timeout_s", timeout_s)
+            out.append(self.call(name, *args, timeout_s=limit, **kw))
+        return out
+
+
+# --- self-test probes: the isolation machinery, checkable on a machine with no GPU ----------
+#
+# Test-only stand-ins for what a real probe does when it goes wrong, called by name like any
+# probe ('runner.selftest_sleep'): the worker resolves names only under ptxconf.gpu and only
+# what a module exports, so no code from outside the package ever runs in it.
+
+__all__ = ["ProbeResult", "ProbeRunner", "fork_workers", "selftest_cuda_fault", "selftest_exit",
+           "selftest_raise", "selftest_sleep", "selftest_trap"]
+
+
+def selftest_sleep(seconds: float) -> float:
+    """Sleep in the worker (a stand-in for a hanging kernel)."""
+    time.sleep(seconds)
+    return seconds
+
+
+def selftest_exit(code: int) -> None:
+    """End the worker abruptly (a stand-in for a process that dies mid-probe)."""
+    os._exit(code)
+
+
+def selftest_raise(message: str) -> None:
+    """Raise in the worker (a stand-in for a probe that fails cleanly)."""
+    raise RuntimeError(message)
+
+
+def selftest_cuda_fault(message: str) -> None:
+    """Raise what CuPy raises after a kernel traps (a stand-in for an illegal instruction on a
+    machine with no GPU): an exception of a type named CUDARuntimeError, which the worker
+    treats as context-fatal (it answers, then exits)."""
+    stand_in = type("CUDARuntimeError", (RuntimeError,), {"__module__": __name__})
+    raise stand_in(message)
+
+
+#: The PTX `trap;` instruction in a one-thread kernel: the launch aborts with an illegal
+#: instruction and leaves the CUDA context unusable.
+TRAP_KERNEL = 'extern "C" __global__ void ptxconf_selftest_trap() { asm volatile("trap;"); }'
+
+
+def selftest_trap() -> None:
+    """Launch a kernel that executes `trap;` and wait for it (needs CuPy and a GPU): the wait
+    raises CuPy's CUDA error, and the worker exits after answering."""
+    import cupy
+
+    kernel = cupy.RawKernel(TRAP_KERNEL, "ptxconf_selftest_trap")
+    kernel((1,), (1,), ())
+    cupy.cuda.get_current_stream().synchronize()

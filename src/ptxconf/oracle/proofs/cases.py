@@ -1,0 +1,110 @@
+"""Claims as check-runner cases: one Case per claim per spec row, id ``proof.<claim>[<row key>]``.
+
+Status mapping: proved -> PASS; refuted -> DISCREPANCY when the claim is about a documented
+fact (a table, a figure, a formula), FAIL when it is about the oracle itself; unknown -> UNKNOWN
+(never passes). A body that raises (the encoding disagreeing with the oracle, a malformed row)
+is FAIL with proof_status "error". Fields carry proof_status, counterexample, reproduce, the
+statement proved, the facts found, and for an expected refutation its explanation (finding).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ptxconf.core.cases import Case, Outcome, case, execute
+from ptxconf.core.results import Result, Status
+from ptxconf.oracle.proofs.cache import ProofCache
+from ptxconf.oracle.proofs.claims import all_claims
+from ptxconf.oracle.proofs.pool import ProofLost, ProofPool
+from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
+from ptxconf.oracle.spec import Spec
+
+PROVIDER = "proofs"
+
+
+def outcome_of(claim: Claim, pr: ProofResult) -> Outcome:
+    """A proof's result as an outcome: proved -> PASS; refuted -> DISCREPANCY (a documented
+    claim) or FAIL (a claim about the oracle); unknown -> UNKNOWN."""
+    fields = {"proof_status": pr.status, "statement": pr.statement,
+              "counterexample": pr.counterexample, "reproduce": pr.reproduce or None,
+              "facts": pr.details}
+    if pr.status == "proved":
+        return Outcome(Status.PASS, "ok", pr.reason, fields)
+    if pr.status == "unknown":
+        return Outcome(Status.UNKNOWN, "proof_unknown", pr.reason, fields)
+    if claim.documented:
+        return Outcome(Status.DISCREPANCY, "refuted", pr.reason, fields)
+    return Outcome(Status.FAIL, "refuted_oracle", pr.reason, fields)
+
+
+def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
+               pool: ProofPool | None = None) -> Case:
+    """The case of one claim; a body that raises is FAIL (`raised`) with proof_status error.
+    With a cache, a decided outcome proved before under the same key is reused (fields say so);
+    with a pool that was handed the claim, its worker's answer is waited for (a lost worker is
+    UNKNOWN `proof_lost`), else the claim is proved here."""
+
+    def body() -> Outcome:
+        start = time.perf_counter()
+        if cache is not None:
+            hit = cache.get(claim.id, claim.statement, timeout_s)
+            if hit is not None:
+                return Outcome(Status(hit["status"]), hit["code"], hit["message"],
+                               {**hit["fields"], "cached": True})
+        try:
+            if pool is not None and pool.has(claim.id):
+                try:
+                    proved = pool.result(claim.id)
+                except ProofLost as lost:
+                    return Outcome(Status.UNKNOWN, "proof_lost", f"unknown: {lost}",
+                                   {"proof_status": "unknown", "statement": claim.statement,
+                                    "counterexample": None, "reproduce": None})
+            else:
+                proved = prove(claim, timeout_s=timeout_s)
+            out = outcome_of(claim, proved)
+            if cache is not None and out.status is not Status.UNKNOWN:
+                cache.put(claim.id, claim.statement, timeout_s,
+                          {"status": out.status.value, "code": out.code, "message": out.message,
+                           "fields": dict(out.fields)})
+            return out
+        except Exception as exc:  # noqa: BLE001 - one broken claim must not stop the others
+            return Outcome(Status.FAIL, "raised", f"proof raised {type(exc).__name__}: {exc}",
+                           {"proof_status": "error", "statement": claim.statement,
+                            "counterexample": None, "reproduce": None,
+                            "seconds": time.perf_counter() - start})
+
+    return case(f"proof.{claim.name}", claim.key, body, PROVIDER)
+
+
+def run_claim(claim: Claim, timeout_s: float) -> Result:
+    """Prove one claim into the one result model."""
+    return execute(claim_case(claim, timeout_s))
+
+
+def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: int = 0,
+                wanted: Callable[[str], bool] | None = None,
+                closers: list[Callable[[], None]] | None = None) -> list[Case]:
+    """One case per claim; each runs in a fresh z3.Context under ``timeout_s`` (or comes from
+    the proof cache, with ``cache``). With ``workers`` > 0, the claims that will be run
+    (``wanted``: by id; default all) and are not in the cache are proved in that many worker
+    processes (`ptxconf.oracle.proofs.pool`), all handed out now; the pool's `close` goes on
+    ``closers`` (the caller closes it when the run ends or is interrupted)."""
+    store = ProofCache(spec) if cache else None
+    claims = list(all_claims(spec))
+    todo = [c.id for c in claims if (wanted is None or wanted(c.id))
+            and (store is None or store.get(c.id, c.statement, timeout_s) is None)
+            ] if workers > 0 else []
+    pool = None
+    if len(todo) > 1:
+        pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
+        if closers is not None:
+            closers.append(pool.close)
+    return [claim_case(claim, timeout_s, store, pool) for claim in claims]
+
+
+def provider_cases(spec: Spec, ctx: Any) -> list[Case]:
+    """The registry's entry point (ptxconf.app.providers)."""
+    return proof_cases(spec, timeout_s=ctx.proof_timeout_s, cache=ctx.proof_cache,
+                       workers=ctx.proof_workers, wanted=ctx.wanted, closers=ctx.closers)

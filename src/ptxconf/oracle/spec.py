@@ -1,0 +1,218 @@
+"""Load spec/*.yaml, lint it, and return frozen records: the only door from YAML to the oracle."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import gc
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ptxconf.oracle import records
+from ptxconf.oracle.findings import FINDINGS_NAME, Findings, load_findings, spec_findings
+from ptxconf.oracle.lint import RULES, RawDocument, SpecError
+from ptxconf.oracle.lint.refs import cross_file_errors
+from ptxconf.oracle.lint.schema import built_row
+from ptxconf.oracle.locate import BUNDLED_SPEC_DIR, SpecChoice
+
+#: The bundled spec (which spec a command uses: ptxconf.oracle.locate).
+DEFAULT_SPEC_DIR = BUNDLED_SPEC_DIR
+
+R = TypeVar("R", bound=records.Row)
+T = TypeVar("T")
+
+
+class SpecErrors(Exception):
+    """Every problem found in a spec directory, each `path:line: RULE - message`."""
+
+    def __init__(self, errors: list[SpecError]) -> None:
+        super().__init__("\n".join(str(e) for e in errors))
+        self.errors = errors
+
+
+@dataclass(frozen=True)
+class Spec:
+    """All records of a spec directory, grouped by kind and keyed by `<file stem>:<id>`."""
+
+    root: Path
+    rows: tuple[records.Row, ...]
+    #: The known findings that judge this spec's discrepancies (its tree's findings.yaml, or
+    #: the file --findings names).
+    findings: Findings = field(default_factory=Findings, compare=False)
+    #: Why this tree was chosen (ptxconf.oracle.locate.ORIGINS), or "given" by a caller.
+    origin: str = field(default="given", compare=False)
+    #: Rows by kind and by (kind, id), filled on first use (the rows never change).
+    _index: dict[Any, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def of(self, cls: type[R]) -> tuple[R, ...]:
+        """Every record of one kind, in file and row order."""
+        if cls not in self._index:
+            self._index[cls] = tuple(r for r in self.rows if type(r) is cls)
+        return self._index[cls]
+
+    def memo(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
+        """A value derived from this spec alone, made once (the rows never change)."""
+        key = ("memo", *key)
+        if key not in self._index:
+            self._index[key] = make()
+        return self._index[key]
+
+    def in_file(self, cls: type[R], rel: str) -> tuple[R, ...]:
+        """Every record of one kind from one file (relative path, e.g. 'wgmma/x.yaml')."""
+        return tuple(r for r in self.of(cls) if r.file == rel)
+
+    def get(self, cls: type[R], row_id: str) -> R:
+        """The one record of a kind with this id (KeyError if none or several)."""
+        key = (cls, row_id)
+        if key not in self._index:
+            self._index[key] = [r for r in self.of(cls) if r.id == row_id]
+        found = self._index[key]
+        if len(found) != 1:
+            raise KeyError(f"{cls.KIND} {row_id!r}: {len(found)} rows")
+        return found[0]
+
+    def element_bits(self, dtype: str) -> int:
+        """The width in bits of an element type."""
+        return self.get(records.ElementType, dtype).width_bits
+
+    def __iter__(self) -> Iterator[records.Row]:
+        return iter(self.rows)
+
+
+def spec_sha256(spec: Spec) -> str:
+    """sha256 over the spec's YAML files (relative path and bytes): what a report or a cached
+    proof names its spec by."""
+    h = hashlib.sha256()
+    for path in spec_files(Path(spec.root)):
+        h.update(path.relative_to(spec.root).as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
+def spec_files(root: Path) -> list[Path]:
+    """The YAML files of a spec directory that hold rows, sorted (hidden files and folders
+    passed over, and the tree's findings file)."""
+    return sorted(p for p in root.rglob("*.yaml") if p.is_file() and not _passed_over(p, root)
+                  and p.relative_to(root).as_posix() != FINDINGS_NAME)
+
+
+def _passed_over(path: Path, root: Path) -> bool:
+    """A file no spec tree holds: hidden (a name starting with '.', or inside a hidden folder
+    such as .git/) or compiled Python (__pycache__)."""
+    parts = path.relative_to(root).parts
+    return any(part.startswith(".") or part == "__pycache__" for part in parts)
+
+
+def lint_file(path: Path, root: Path) -> tuple[RawDocument | None, list[SpecError]]:
+    """Parse one file and run every rule on it."""
+    try:
+        doc = RawDocument.parse(path, path.relative_to(root).as_posix())
+    except SpecError as err:
+        return None, [err]
+    errors: list[SpecError] = []
+    for rule in RULES:
+        errors.extend(rule.check(doc))
+    return doc, errors
+
+
+def load_spec(root: Path | str | None = None, findings: Path | str | None = None,
+              origin: str = "given") -> Spec:
+    """Load and validate every file under `root` (default: the bundled spec/) and its known
+    findings (`findings`, default the tree's own findings.yaml); raise SpecErrors."""
+    with _collector_paused():
+        spec = _load_spec(root)
+    try:
+        known = spec_findings(spec.root) if findings is None else load_findings(Path(findings))
+    except SpecError as err:
+        raise SpecErrors([err]) from None
+    return dataclasses.replace(spec, findings=known, origin=origin)
+
+
+def load_chosen(choice: SpecChoice) -> Spec:
+    """The spec a command chose (ptxconf.oracle.locate.choose_spec), loaded."""
+    return load_spec(choice.root, choice.findings, choice.origin)
+
+
+def identity(spec: Spec) -> dict[str, str]:
+    """How a command names the spec it used: path, why it was chosen, hash, findings file."""
+    return {"root": str(spec.root), "origin": spec.origin, "sha256": spec_sha256(spec),
+            "findings": spec.findings.path}
+
+
+def identity_line(spec: Spec) -> str:
+    """The first line of a command's text output: which spec it used."""
+    ident = identity(spec)
+    return (f"spec: {ident['root']} ({ident['origin']}, sha256 {ident['sha256'][:12]}; "
+            f"{len(spec.findings.by_case)} known findings in {ident['findings']})")
+
+
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector off while a spec loads: parsing makes ~100k short-lived
+    objects per MB and none in cycles, so its passes only cost time (more, the larger the heap
+    of the process that loads it)."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
+def _load_spec(root: Path | str | None) -> Spec:
+    """load_spec's work."""
+    root = Path(root) if root is not None else DEFAULT_SPEC_DIR
+    if not root.is_dir():
+        raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "spec directory not found")])
+    files = spec_files(root)
+    if not files:
+        raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "no *.yaml files found")])
+    strays = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix not in (".yaml", ".md")
+              and not _passed_over(p, root)]
+    if strays:
+        raise SpecErrors([SpecError(str(p), 1, "SPEC-SOURCE", "only *.yaml spec files (and *.md "
+                                    "notes) belong in a spec tree; this one would be ignored")
+                          for p in strays])
+    errors: list[SpecError] = []
+    rows: list[records.Row] = []
+    for path in files:
+        doc, errs = lint_file(path, root)
+        errors.extend(errs)
+        if doc is not None and not errs:
+            rows.extend(_records(doc))
+    if not errors:
+        errors = cross_file_errors(str(root), rows) + _missing_kinds(root, rows)
+    if errors:
+        raise SpecErrors(errors)
+    return Spec(root, tuple(rows))
+
+
+def _missing_kinds(root: Path, rows: list[records.Row]) -> list[SpecError]:
+    """Every kind of the schema has rows: a spec tree missing a table is refused, not run with
+    its checks silently gone."""
+    present = {r.KIND for r in rows}
+    return [SpecError(str(root), 0, "SPEC-SOURCE", f"no rows of kind {kind!r}: the schema "
+                      f"(oracle/records.py) needs a file of this kind")
+            for kind in records.RECORD_KINDS if kind not in present]
+
+
+def _records(doc: RawDocument) -> Iterator[records.Row]:
+    """Build the frozen records of a file that passed every rule."""
+    cls = records.RECORD_KINDS[doc.data["kind"]]
+    source = records.Source(**doc.data["source"])
+    for row in doc.rows:
+        yield cls(**built_row(cls, row), file=doc.rel, line=row.line, source=source)
+
+
+_DEFAULT: Spec | None = None
+
+
+def default_spec() -> Spec:
+    """The bundled spec, loaded once per process."""
+    global _DEFAULT
+    if _DEFAULT is None:
+        _DEFAULT = load_spec()
+    return _DEFAULT
