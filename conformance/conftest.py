@@ -6,8 +6,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import Case
+from ptxconf.core.context import RunContext
 from ptxconf.oracle.spec import Spec, default_spec
 
 

@@ -13,8 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import execute
+from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result
 from ptxconf.gpu import probes, session
 from ptxconf.gpu.runner import ProbeResult

@@ -23,8 +23,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import execute
+from ptxconf.core.context import RunContext
 from ptxconf.oracle import facts, interpret, records
 from ptxconf.oracle.spec import Spec, default_spec
 

@@ -35,9 +35,10 @@ import pytest
 import ptxconf.app.report
 import ptxconf.app.run
 from ptxconf.app.cli import main
-from ptxconf.app.providers import Provider, RunContext, provider
+from ptxconf.app.providers import Provider, provider
 from ptxconf.app.report import ReportWriteError, load_results, write_set
 from ptxconf.core.cases import Case, Outcome, fail, passed
+from ptxconf.core.context import RunContext
 from ptxconf.core.interrupts import Interrupted
 from ptxconf.gpu.session import Session, gpu_case
 from ptxconf.oracle.spec import Spec

@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ptxconf.app.cli import main
-from ptxconf.oracle import fragments, instructions
+from ptxconf.oracle import facts, fragments, instructions
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.fragments import (
     STATUS_DERIVED,
@@ -46,7 +46,7 @@ def test_bijection_and_counts(row: InstructionType, n: int, operand: str) -> Non
     fmap = fragment_map(instruction_name(row, n, SPEC), operand, SPEC)
     frag = SPEC.get(RegisterFragment, row.fragment_a if operand == "A" else row.fragment_d)
     cols = row.k_elems if operand == "A" else n
-    assert (fmap.rows, fmap.cols) == (fragments.wgmma_m(SPEC), cols)
+    assert (fmap.rows, fmap.cols) == (facts.wgmma_m(SPEC), cols)
     positions = [(i, j) for *_, i, j in fmap.entries]
     assert sorted(positions) == [(i, j) for i in range(fmap.rows) for j in range(cols)]
     slots = {(t, r, s) for t, r, s, *_ in fmap.entries}

@@ -43,7 +43,7 @@ PLAN = plan.plan(SPEC)
 EVIDENCE = Path(__file__).resolve().parent.parent / "reports" / "evidence"
 #: The GPU providers, in run order, and every GPU case id they list (no CuPy, no device).
 GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
-GPU_IDS = [c.id for p in GPU_PROVIDERS for c in p.case_ids(SPEC) or ()]
+GPU_IDS = [i for p in GPU_PROVIDERS for i in p.case_ids(SPEC) or ()]
 #: Case families added after the committed evidence was run: their ids are compared once a
 #: device run holding them is committed (then this is emptied).
 NEWER_THAN_EVIDENCE: tuple[str, ...] = ()

@@ -46,13 +46,13 @@ def _per_variant(results: dict, compile_one, v) -> None:
 
 @pytest.fixture(scope="module")
 def wgmma_n8() -> dict:
-    r = build.compile_wgmma_cubin(FAMILIES, cache=False)
+    r = build.compile_wgmma_cubin(FAMILIES)
     return {"ok": r.ok, "log": r.log}
 
 
 @pytest.fixture(scope="module")
 def wgmma_wide() -> dict:
-    r = build.compile_wgmma_cubin(WIDE, cache=False)
+    r = build.compile_wgmma_cubin(WIDE)
     return {"ok": r.ok, "log": r.log}
 
 
@@ -61,26 +61,26 @@ def wmma_module() -> dict:
     problem = build.include_problem()
     if problem:
         pytest.skip(problem)
-    r = build.compile_wmma_cubin(WMMA, cache=False)
+    r = build.compile_wmma_cubin(WMMA)
     return {"ok": r.ok, "log": r.log}
 
 
 @needs_nvrtc
 @pytest.mark.parametrize("variant", FAMILIES, ids=lambda v: v.kernel_name)
 def test_wgmma_probe_compiles(wgmma_n8: dict, variant: WgmmaVariant) -> None:
-    _per_variant(wgmma_n8, lambda vs: build.compile_wgmma_cubin(vs, cache=False), variant)
+    _per_variant(wgmma_n8, lambda vs: build.compile_wgmma_cubin(vs), variant)
 
 
 @needs_nvrtc
 @pytest.mark.parametrize("variant", WIDE, ids=lambda v: v.kernel_name)
 def test_wgmma_probe_compiles_at_n256(wgmma_wide: dict, variant: WgmmaVariant) -> None:
-    _per_variant(wgmma_wide, lambda vs: build.compile_wgmma_cubin(vs, cache=False), variant)
+    _per_variant(wgmma_wide, lambda vs: build.compile_wgmma_cubin(vs), variant)
 
 
 @needs_nvrtc
 @pytest.mark.parametrize("variant", WMMA, ids=lambda v: v.kernel_name)
 def test_wmma_probe_compiles(wmma_module: dict, variant) -> None:
-    _per_variant(wmma_module, lambda vs: build.compile_wmma_cubin(vs, cache=False), variant)
+    _per_variant(wmma_module, lambda vs: build.compile_wmma_cubin(vs), variant)
 
 
 # --- the assembler as a witness ------------------------------------------------------------
@@ -210,7 +210,7 @@ def test_an_empty_compile_log_leaves_the_interpreter_intact() -> None:
     interpreter's shared one-byte b" " (it once did, and single spaces vanished from every
     string compiled afterwards)."""
     space = bytes((0x20,))
-    result = build.nvrtc_compile('extern "C" __global__ void k() {}', cache=False)
+    result = build.nvrtc_compile('extern "C" __global__ void k() {}')
     assert result.ok, result.log
     assert space == b" " and b" "[0] == 0x20 and (b" " * 1)[0] == 0x20
     assert compile("f'{1} {2}'", "<t>", "eval") and eval("f'{1} {2}'") == "1 2"

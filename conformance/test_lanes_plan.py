@@ -24,7 +24,7 @@ def groups() -> list[tuple[str, tuple[str, ...]]]:
 
 
 def _all_ids() -> list[str]:
-    return [c.id for p in GPU_PROVIDERS for c in (p.case_ids(SPEC) or [])]
+    return [i for p in GPU_PROVIDERS for i in (p.case_ids(SPEC) or [])]
 
 
 def test_every_gpu_case_is_in_exactly_one_job(groups) -> None:
@@ -68,14 +68,27 @@ def test_jobs_go_round_the_gpus(groups, gpus: int) -> None:
     assert [(j.provider, j.ids) for j in jobs] == list(groups)
 
 
-def test_chunks_keep_order_and_put_heavy_cases_alone() -> None:
+def test_discovery_jobs_keep_order_and_put_heavy_cases_alone(monkeypatch) -> None:
+    from ptxconf.gpu.families import discovery
+
     ids = [f"c{i}" for i in range(10)]
-    costs = [1.0, 1.0, 1.0, 1.0, 1.0, 50.0, 1.0, 1.0, 1.0, 1.0]
-    got = L.chunks(ids, costs)
+    costs = dict(zip(ids, [1.0, 1.0, 1.0, 1.0, 1.0, 50.0, 1.0, 1.0, 1.0, 1.0], strict=True))
+    monkeypatch.setattr(discovery, "case_weight", lambda spec, i: costs[i])
+    got = discovery.jobs(SPEC, ids, L.CHUNK)
     assert [i for g in got for i in g] == ids
     assert ("c5",) in got
     assert all(len(g) <= L.CHUNK for g in got)
-    assert L.chunks([], []) == []
+    assert discovery.jobs(SPEC, [], L.CHUNK) == []
+
+
+def test_the_lanes_name_no_provider() -> None:
+    """Jobs are planned by the providers (Provider.plan_jobs / weigh_job): the lanes' code
+    never branches on a provider's name."""
+    import inspect
+
+    source = inspect.getsource(L)
+    assert not [name for name in ("gpu-sweep", "gpu-discovery", "gpu-hypotheses", "gpu-wmma")
+                if name in source]
 
 
 def test_the_heaviest_discovery_maps_are_jobs_of_their_own(groups) -> None:

@@ -68,7 +68,7 @@ def _sample() -> list[tuple[str, str]]:
     (the device's first compile batch: its first case is the device itself)."""
     out = []
     for prov in GPU_PROVIDERS:
-        ids = [c.id for c in prov.case_ids(EMU_SPEC) or []]
+        ids = list(prov.case_ids(EMU_SPEC) or [])
         if prov.name == "gpu-hypotheses":
             out += [(prov.name, i) for i in ids]
         elif prov.name not in ("gpu-mistakes", "gpu-mma_sync"):
@@ -88,8 +88,8 @@ def test_a_case_loads_only_the_batches_its_plan_names(prov_name: str, case_id: s
 def test_the_sm70_atoms_need_no_batch_and_the_unplanned_gallery_needs_every_one() -> None:
     """mma.sync kernels are compiled in the probe worker (none of the plan's batches); the
     mistakes gallery has no plan, so its jobs wait for every batch (None), never for none."""
-    atoms = [c.id for c in _provider("gpu-mma_sync").case_ids(SPEC) or []]
-    mistakes = [c.id for c in _provider("gpu-mistakes").case_ids(SPEC) or []]
+    atoms = list(_provider("gpu-mma_sync").case_ids(SPEC) or [])
+    mistakes = list(_provider("gpu-mistakes").case_ids(SPEC) or [])
     assert atoms and mistakes
     assert L.job_needs(SPEC, [L.Job("gpu-mma_sync", tuple(atoms), 0)]) == [frozenset()]
     jobs = [L.Job("gpu-mistakes", (i,), 0) for i in mistakes]

@@ -41,7 +41,7 @@ INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 FP8 = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2"
 N8 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"
 # the H100 GPU families' case ids (ptxconf.app.providers, no device needed)
-GPU_IDS = tuple(c.id for p in REGISTRY if p.gpu for c in p.case_ids(SPEC) or ())
+GPU_IDS = tuple(i for p in REGISTRY if p.gpu for i in p.case_ids(SPEC) or ())
 
 # spec_ref of the rows, lines counted in the files
 REF = {

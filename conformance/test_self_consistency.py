@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from ptxconf.app.providers import REGISTRY, RunContext
+from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import CODES, Outcome
+from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.checks import all_cases
 from ptxconf.oracle.findings import explain, judge, known_findings
@@ -24,8 +25,8 @@ def _all_ids() -> set[str]:
         if listed is None:
             if prov.problem() is not None:
                 pytest.skip(f"{prov.name} cannot list its cases here: {prov.problem()}")
-            listed = list(prov.load(SPEC, RunContext(gpu="off")))
-        ids |= {c.id for c in listed}
+            listed = [c.id for c in prov.load(SPEC, RunContext(gpu="off"))]
+        ids |= set(listed)
     return ids
 
 

@@ -178,7 +178,8 @@ def _without(root: Path, value: str) -> None:
 
 def _ids(root: Path | None) -> dict[str, set[str]]:
     """Case ids per provider for a spec tree (the bundled one for None)."""
-    from ptxconf.app.providers import REGISTRY, RunContext
+    from ptxconf.app.providers import REGISTRY
+    from ptxconf.core.context import RunContext
     from ptxconf.oracle.spec import load_spec
 
     spec = load_spec(root)
@@ -188,8 +189,8 @@ def _ids(root: Path | None) -> dict[str, set[str]]:
         if listed is None:
             if prov.problem() is not None:
                 continue
-            listed = list(prov.load(spec, RunContext(gpu="off")))
-        out.setdefault("gpu" if prov.gpu else prov.name, set()).update(c.id for c in listed)
+            listed = [c.id for c in prov.load(spec, RunContext(gpu="off"))]
+        out.setdefault("gpu" if prov.gpu else prov.name, set()).update(listed)
     return out
 
 

@@ -161,7 +161,7 @@ def _ratio(slow: dict[str, Any], fast: dict[str, Any]) -> float:
 
 def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:
     """The naive baseline on `sample` variants spread evenly over the space."""
-    from ptxconf.app.providers import RunContext
+    from ptxconf.core.context import RunContext
     from ptxconf.core.results import Status
     from ptxconf.gpu import space
     from ptxconf.gpu.families.sweep import naive_variant

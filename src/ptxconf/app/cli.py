@@ -77,7 +77,7 @@ def _validate(args: argparse.Namespace) -> int:
     elif stage.skipped:
         asm = f"assembler stage skipped: {stage.skipped}"
     else:
-        asm = f"the assembler accepts all {stage.checked} instruction forms the rows name"
+        asm = stage.summary
     _emit(args, {"ok": True, "spec_dir": str(spec.root), "files": len(files),
                  "rows": len(spec.rows), "problems": [], "assembler": asm},
           f"{spec.root}: {len(files)} files, {len(spec.rows)} rows, no problems; {asm}")
@@ -183,8 +183,9 @@ def witness_line(w: dict[str, Any]) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.app.progress import progress
-    from ptxconf.app.report import check_writable, text_summary, write_reports
+    from ptxconf.app.report import check_writable, write_reports
     from ptxconf.app.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
+    from ptxconf.app.text_report import text_summary
     from ptxconf.core.results import Status, summarize
 
     if args.gpu != "off":
@@ -315,7 +316,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     """Re-render the reports of a results.json, or merge several devices' runs."""
-    from ptxconf.app.report import load_results, text_summary, write_reports
+    from ptxconf.app.report import load_results, write_reports
+    from ptxconf.app.text_report import text_summary
 
     if args.results[0] == "merge":
         return _merge(args)

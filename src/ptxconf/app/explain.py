@@ -199,13 +199,14 @@ def _print_descriptor(spec: Any, e: Any, args: argparse.Namespace) -> None:
 
 
 def _descriptor(args: argparse.Namespace, spec: Any) -> int:
+    from ptxconf.app.providers import gpu_case_ids
     from ptxconf.oracle.explain.diagnose import explain_descriptor
     from ptxconf.oracle.explain.operand import resolve
 
     op = resolve(spec, instr=args.instr, operand=args.operand, form=args.form, dtype=args.dtype,
                  major=args.major, mn=args.mn, k=args.k)
     e = explain_descriptor(spec, op, args.value, tile_base=args.tile_base,
-                           smem_bytes=args.smem_bytes)
+                           smem_bytes=args.smem_bytes, evidence_ids=gpu_case_ids(spec))
     if args.json:
         out = e.as_dict(spec)
         if args.svg is not None:

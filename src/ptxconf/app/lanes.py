@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ptxconf.app.providers import Provider, RunContext, provider
+from ptxconf.app.providers import Provider, provider
 from ptxconf.core.cases import execute
+from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec, load_spec
 
@@ -70,35 +71,15 @@ def _may_fault(spec: Spec, case_id: str) -> bool:
 
 
 def group_ids(spec: Spec, prov: Provider, ids: Sequence[str]) -> list[tuple[str, ...]]:
-    """A provider's case ids cut into jobs (see the module docstring); a case that may fault
-    is a job of its own, so that its worker restarts spread over the lanes."""
-    if prov.name == "gpu-hypotheses":  # each runs many probes: one job each
-        return [(i,) for i in ids]
+    """A provider's case ids cut into jobs: a case that may fault is a job of its own (so that
+    its worker restarts spread over the lanes); the rest as the provider plans them
+    (`Provider.plan_jobs`), else in runs of CHUNK."""
     alone = [(i,) for i in ids if _may_fault(spec, i)]
-    ids = [i for i in ids if not _may_fault(spec, i)]
-    if prov.name == "gpu-sweep":
-        from ptxconf.gpu.families.sweep import module_of
-
-        groups: dict[str, list[str]] = {}
-        for i in ids:
-            groups.setdefault(module_of(spec, i), []).append(i)
-        return alone + [tuple(g) for g in groups.values()]
-    if prov.name == "gpu-discovery":
-        from ptxconf.gpu.families.discovery import case_weight
-
-        return alone + chunks(ids, [case_weight(spec, i) for i in ids])
-    return alone + [tuple(ids[i:i + CHUNK]) for i in range(0, len(ids), CHUNK)]
-
-
-def chunks(ids: Sequence[str], costs: Sequence[float]) -> list[tuple[str, ...]]:
-    """Runs of consecutive ids, each closed at CHUNK ids or before its cost would pass CHUNK
-    times the median cost (so that a few heavy cases, the 1-bit maps of a 256 x 256 tile, are
-    jobs of their own instead of one long job that ends the run late)."""
-    from ptxconf.gpu.space import bounded_runs
-
-    if not ids:
-        return []
-    return bounded_runs(ids, costs, CHUNK, CHUNK * sorted(costs)[len(costs) // 2])
+    rest = [i for i in ids if not _may_fault(spec, i)]
+    planned = prov.plan_jobs(spec, rest, CHUNK)
+    if planned is None:
+        planned = [tuple(rest[i:i + CHUNK]) for i in range(0, len(rest), CHUNK)]
+    return alone + planned
 
 
 def job_groups(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], bool]
@@ -106,13 +87,13 @@ def job_groups(spec: Spec, provs: Sequence[Provider], selected: Callable[[str], 
     """Every job's (provider, case ids), in run order; known before any GPU is asked."""
     groups: list[tuple[str, tuple[str, ...]]] = []
     for prov in provs:
-        listed = prov.case_ids(spec) or []
-        ids = [c.id for c in listed if selected(c.id)]
+        ids = [i for i in prov.case_ids(spec) or [] if selected(i)]
         groups += [(prov.name, g) for g in group_ids(spec, prov, ids)]
     # Longest first, so that the lanes end together: the single heavy cases (a hypothesis runs
     # many probes), the cases that may fault (each restarts a worker), then the variant
     # modules by their accumulator size, then the small jobs.
-    groups.sort(key=lambda g: -_weight(spec, *g))
+    by_name = {p.name: p for p in provs}
+    groups.sort(key=lambda g: -_weight(spec, by_name[g[0]], g[1]))
     return groups
 
 
@@ -121,21 +102,13 @@ def place(groups: Sequence[tuple[str, tuple[str, ...]]], gpus: int) -> list[Job]
     return [Job(name, ids, n % max(gpus, 1)) for n, (name, ids) in enumerate(groups)]
 
 
-def _weight(spec: Spec, provider_name: str, ids: tuple[str, ...]) -> float:
-    """A job's expected cost, relative: only its order matters."""
-    if provider_name == "gpu-hypotheses":
-        return 1e9
+def _weight(spec: Spec, prov: Provider, ids: tuple[str, ...]) -> float:
+    """A job's expected cost, relative (only its order matters): the cases that may fault
+    early, else the provider's own measure (`Provider.weigh_job`), else by the N of each."""
     if any(_may_fault(spec, i) for i in ids):
         return 1e8
-    if provider_name == "gpu-sweep":
-        from ptxconf.gpu.families.sweep import module_weight
-
-        return module_weight(spec, ids)
-    if provider_name == "gpu-discovery":
-        from ptxconf.gpu.families.discovery import case_weight
-
-        return sum(case_weight(spec, i) for i in ids)
-    return sum(1.0 + _n_of(i) / 64 for i in ids)
+    own = prov.weigh_job(spec, ids)
+    return own if own is not None else sum(1.0 + _n_of(i) / 64 for i in ids)
 
 
 def _n_of(case_id: str) -> int:

@@ -43,9 +43,10 @@ from pathlib import Path
 
 import yaml
 
-from ptxconf.app.providers import REGISTRY, Provider, RunContext
+from ptxconf.app.providers import REGISTRY, Provider
 from ptxconf.app.spec_assembler import assembler_stage
 from ptxconf.core.cases import execute
+from ptxconf.core.context import RunContext
 from ptxconf.oracle import records
 from ptxconf.oracle.lint.rows import PIN
 from ptxconf.oracle.locate import choose_spec

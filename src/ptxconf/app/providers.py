@@ -9,47 +9,13 @@ modules lazily, so a missing dependency is a skip row, never a vanished provider
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from ptxconf.core.cases import Case, case
+from ptxconf.core.cases import Case, case_id
+from ptxconf.core.context import RunContext
 from ptxconf.oracle.spec import Spec
-
-
-@dataclass
-class RunContext:
-    """What one run shares between providers: its options and resources closed at its end."""
-
-    gpu: str = "auto"
-    proof_timeout_s: float = 20.0
-    #: Reuse decided proof outcomes from the disk cache (oracle/proofs/cache.py).
-    proof_cache: bool = False
-    #: Reuse compiled kernel modules from the disk cache (ptxconf/gpu/kcache.py).
-    kernel_cache: bool = True
-    #: Worker processes for the proofs (0: prove in the provider's own thread).
-    proof_workers: int = 0
-    #: Which case ids the run will execute (None: all); a provider that works ahead (the
-    #: proofs' worker pool) starts only these.
-    wanted: Callable[[str], bool] | None = None
-    #: Which visible GPU this context's probe worker uses (None: CUDA's default).
-    device: int | None = None
-    shared: dict[str, Any] = field(default_factory=dict)
-    closers: list[Callable[[], None]] = field(default_factory=list)
-
-    def resource(self, name: str, make: Callable[[], Any], close: Callable[[Any], None] | None = None) -> Any:
-        """One instance of a shared resource (a GPU session) per run, made on first use."""
-        if name not in self.shared:
-            self.shared[name] = make()
-            if close is not None:
-                obj = self.shared[name]
-                self.closers.append(lambda: close(obj))
-        return self.shared[name]
-
-    def close(self) -> None:
-        """Close what the run opened, last opened first."""
-        while self.closers:
-            self.closers.pop()()
 
 
 @dataclass(frozen=True)
@@ -95,7 +61,10 @@ class Provider:
 
     `cases` (``"module:function"``, called with (spec, ctx)) is imported only when every
     requirement is met; `ids` (``"module:function"``, called with spec, needing none of them)
-    lists the case ids so that a missing dependency skips each case by id.
+    lists the cases' (check, key) so that a missing dependency skips each case by id. A GPU
+    family may plan its own lane jobs: `jobs` (called with spec, case ids and the chunk size:
+    the ids cut into jobs) and `job_weight` (called with spec and a job's ids: its relative
+    cost, for running the longest first); without them the lanes cut ids in chunks.
     """
 
     name: str
@@ -103,6 +72,8 @@ class Provider:
     requires: tuple[Requirement, ...] = ()
     ids: str | None = None
     gpu: bool = False
+    jobs: str | None = None
+    job_weight: str | None = None
 
     def problem(self) -> str | None:
         """Why this provider cannot run here, or None."""
@@ -116,11 +87,25 @@ class Provider:
         """The provider's cases (its dependencies must be met)."""
         return _resolve(self.cases)(spec, ctx)
 
-    def case_ids(self, spec: Spec) -> list[Case] | None:
-        """Placeholder cases (id only) for skips, or None when they cannot be listed here."""
+    def case_keys(self, spec: Spec) -> list[tuple[str, str]] | None:
+        """Every case's (check, key) without running anything, or None when they cannot be
+        listed here (a skip of the whole provider then)."""
         if self.ids is None:
             return None
-        return [case(check, key, lambda: None, self.name) for check, key in _resolve(self.ids)(spec)]
+        return [(check, key) for check, key in _resolve(self.ids)(spec)]
+
+    def case_ids(self, spec: Spec) -> list[str] | None:
+        """Every case id (`<check>[<key>]`) without running anything, or None."""
+        keys = self.case_keys(spec)
+        return None if keys is None else [case_id(check, key) for check, key in keys]
+
+    def plan_jobs(self, spec: Spec, ids: Sequence[str], chunk: int) -> list[tuple[str, ...]] | None:
+        """The provider's own cut of its case ids into lane jobs, or None (the lanes' default)."""
+        return None if self.jobs is None else _resolve(self.jobs)(spec, ids, chunk)
+
+    def weigh_job(self, spec: Spec, ids: tuple[str, ...]) -> float | None:
+        """A job's relative cost by the provider's own measure, or None (the lanes' default)."""
+        return None if self.job_weight is None else float(_resolve(self.job_weight)(spec, ids))
 
 
 def _resolve(ref: str) -> Callable[..., Any]:
@@ -135,10 +120,25 @@ def _self_consistency(spec: Spec, ctx: RunContext) -> Iterator[Case]:
     return all_cases(spec)
 
 
-def _gpu_family(name: str) -> Provider:
-    """The provider of one GPU case family: `ptxconf.gpu.families.<name>`'s cases and ids."""
+def _gpu_family(name: str, plans_jobs: bool = False) -> Provider:
+    """The provider of one GPU case family: `ptxconf.gpu.families.<name>`'s cases and ids (and
+    its `jobs` and `job_weight`, where it plans its own lane jobs)."""
     module = f"ptxconf.gpu.families.{name}"
-    return Provider(f"gpu-{name}", f"{module}:cases", (CUPY, GPU), gpu=True, ids=f"{module}:case_keys")
+    return Provider(f"gpu-{name}", f"{module}:cases", (CUPY, GPU), gpu=True, ids=f"{module}:case_keys",
+                    jobs=f"{module}:jobs" if plans_jobs else None,
+                    job_weight=f"{module}:job_weight" if plans_jobs else None)
+
+
+#: The GPU families that cut their own lane jobs: a hypothesis runs many probes (a job each), a
+#: variant's cases share one compiled module (a job a module), a discovery map's host work grows
+#: with its tile (chunks by weight).
+PLANNING_FAMILIES = ("sweep", "discovery", "hypotheses")
+
+
+def gpu_case_ids(spec: Spec) -> tuple[str, ...]:
+    """Every GPU case id the registry lists (no CuPy, no device needed): the evidence a
+    `ptxconf explain` answer may cite."""
+    return tuple(i for p in REGISTRY if p.gpu for i in p.case_ids(spec) or ())
 
 
 #: Every provider, in the order a run takes them (CPU first; discovery before end-to-end).
@@ -152,8 +152,9 @@ REGISTRY: tuple[Provider, ...] = (
     # (its products and D map: a broken D map explains the rest), then the shared-memory maps,
     # address, hypotheses, the explain gallery, the SM70 mma.sync atoms; wmma last (its
     # alignment cases may fault).
-    *(_gpu_family(name) for name in ("device", "sweep", "discovery", "address", "hypotheses",
-                                     "mistakes", "mma_sync", "wmma")),
+    *(_gpu_family(name, plans_jobs=name in PLANNING_FAMILIES)
+      for name in ("device", "sweep", "discovery", "address", "hypotheses", "mistakes", "mma_sync",
+                   "wmma")),
 )
 
 
@@ -165,4 +166,5 @@ def provider(name: str) -> Provider:
     raise KeyError(f"no provider named {name!r}; known: {', '.join(p.name for p in REGISTRY)}")
 
 
-__all__ = ["CUPY", "GPU", "NVRTC", "REGISTRY", "Z3", "Provider", "Requirement", "RunContext", "provider"]
+__all__ = ["CUPY", "GPU", "NVRTC", "PLANNING_FAMILIES", "REGISTRY", "Z3", "Provider", "Requirement",
+           "RunContext", "gpu_case_ids", "provider"]

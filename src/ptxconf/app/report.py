@@ -19,29 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ptxconf.app.report_html import html_report, markdown_summary
+from ptxconf.core.atomic import write_atomic
 from ptxconf.core.interrupts import blocked
 from ptxconf.core.results import SCHEMA_VERSION, Result, Status, dumps, summarize
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write a file whole or not at all, so an interrupted run never leaves half a report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, _readable_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _readable_mode() -> int:
-    """0o666 less the process umask (mkstemp's 0600 would hide reports from the group)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
 
 
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
@@ -266,28 +246,3 @@ def junit(results: Iterable[Result], meta: dict[str, Any] | None = None) -> str:
                 f"{r.fields.get('explanation', '')}")
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
-
-
-# --- case ids, providers, spec rows -----------------------------------------------------------
-
-
-def text_summary(results: list[Result], strict: bool = False) -> str:
-    """The human summary `ptxconf check` prints: counts, then every non-pass by status."""
-    counts = summarize(results)
-    lines = ["ptxconf check: " + ", ".join(f"{v} {k}" for k, v in counts.items() if v or k == "fail")]
-    for status in (Status.FAIL, Status.UNKNOWN, Status.DISCREPANCY):
-        group = [r for r in results if r.status is status]
-        if group:
-            label = "spec discrepancies" if status is Status.DISCREPANCY else status.value
-            note = " (fail under --strict)" if status is Status.DISCREPANCY and not strict else ""
-            lines.append(f"{label}{note}:")
-            lines += [f"  {r.id}: {r.message}" for r in group]
-    skips: dict[str, dict[str, int]] = {}
-    for r in results:
-        if r.status is Status.SKIP and r.code == "dependency_missing":
-            by_provider = skips.setdefault(r.message, {})
-            by_provider[r.provider or r.check] = by_provider.get(r.provider or r.check, 0) + 1
-    for why, by_provider in skips.items():
-        n = sum(by_provider.values())
-        lines.append(f"skipped {', '.join(by_provider)} ({n} case{'s' * (n != 1)}): {why}")
-    return "\n".join(lines)

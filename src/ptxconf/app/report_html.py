@@ -448,7 +448,7 @@ def _plain_page(results: list[Result], meta: Mapping[str, Any], why: Exception) 
 
 
 def _text(results: list[Result], meta: Mapping[str, Any]) -> str:
-    from ptxconf.app.report import text_summary
+    from ptxconf.app.text_report import text_summary
 
     return text_summary(results, bool(meta.get("strict")))
 

@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from ptxconf import __version__
-from ptxconf.app.providers import REGISTRY, Provider, RunContext
+from ptxconf.app.providers import REGISTRY, Provider
 from ptxconf.core import interrupts
-from ptxconf.core.cases import Case, execute, skipped
+from ptxconf.core.cases import case_id, execute, skipped
+from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec, identity, spec_sha256
 
@@ -49,10 +50,6 @@ def providers(opts: RunOptions) -> tuple[Provider, ...]:
     return REGISTRY
 
 
-def _selected(c: Case, only: str | None) -> bool:
-    return not only or only in c.id
-
-
 def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext
                       ) -> Iterator[Result]:
     """A provider's results: its cases run, or a skip per case (one row when its cases cannot
@@ -67,14 +64,14 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
             yield Result(f"{prov.name}[*]", prov.name, Status.FAIL, f"--gpu on: {why}",
                          code="gpu_unusable", provider=prov.name)
             return
-        listed = prov.case_ids(spec)
+        listed = prov.case_keys(spec)
         if listed is None:
             yield Result(f"{prov.name}[*]", prov.name, Status.SKIP, why,
                          code="dependency_missing", provider=prov.name)
             return
-        for c in listed:
-            if _selected(c, opts.only):
-                yield skipped(c, why)
+        for check, key in listed:
+            if _selected_id(case_id(check, key), opts.only):
+                yield skipped(check, key, prov.name, why)
         return
     try:
         cases = list(prov.load(spec, ctx))
@@ -86,7 +83,7 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
     for c in cases:
         if c.id in opts.done:
             yield opts.done[c.id]
-        elif _selected(c, opts.only):
+        elif _selected_id(c.id, opts.only):
             result = spec.findings.judge(execute(c))
             interrupts.check()  # a signal a native library swallowed still stops the run here
             yield result
@@ -251,8 +248,9 @@ def auto_proof_workers() -> int:
     return min(4, (os.cpu_count() or 1) - 1)
 
 
-def _selected_id(case_id: str, only: str | None) -> bool:
-    return not only or only in case_id
+def _selected_id(cid: str, only: str | None) -> bool:
+    """Whether --only selects a case id."""
+    return not only or only in cid
 
 
 def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:

@@ -116,11 +116,16 @@ class Case:
     @property
     def id(self) -> str:
         """The stable test id."""
-        return f"{self.check}[{self.key}]"
+        return case_id(self.check, self.key)
 
     def run(self) -> Result:
         """Run this case (`execute`)."""
         return execute(self)
+
+
+def case_id(check: str, key: str) -> str:
+    """The stable id of a case: ``<check>[<key>]``."""
+    return f"{check}[{key}]"
 
 
 def case(check: str, key: str, body: Body, provider: str = "",
@@ -152,11 +157,11 @@ def execute(c: Case) -> Result:
                   time.perf_counter() - start, device, code=out.code, provider=c.provider)
 
 
-def skipped(c: Case, why: str) -> Result:
-    """The result of a case whose provider cannot run here."""
-    return Result(c.id, c.check, Status.SKIP, why, {}, 0.0, None, code="dependency_missing",
-                  provider=c.provider)
+def skipped(check: str, key: str, provider: str, why: str) -> Result:
+    """The result of a case whose provider cannot run here (listed by id, never built)."""
+    return Result(case_id(check, key), check, Status.SKIP, why, {}, 0.0, None,
+                  code="dependency_missing", provider=provider)
 
 
-__all__ = ["CODES", "Body", "Case", "Outcome", "Verdict", "case", "discrepancy", "execute", "expect_equal",
-           "fail", "outcome", "passed", "run_body", "skipped"]
+__all__ = ["CODES", "Body", "Case", "Outcome", "Verdict", "case", "case_id", "discrepancy", "execute",
+           "expect_equal", "fail", "outcome", "passed", "run_body", "skipped"]

@@ -115,11 +115,11 @@ def _kept(path: Path | None, count: int) -> list[tuple[bool, str]] | None:
 
 
 def _keep(path: Path | None, verdicts: list[tuple[bool, str]]) -> None:
-    """Write verdicts whole or not at all (`report.write_atomic`: no temporary file is left on
+    """Write verdicts whole or not at all (`core.atomic.write_atomic`: no temporary file is left on
     a full disk); a cache that cannot be written is only a slower next run."""
     if path is None:
         return
-    from ptxconf.app.report import write_atomic
+    from ptxconf.core.atomic import write_atomic
 
     try:
         write_atomic(path, json.dumps(verdicts))
@@ -151,8 +151,7 @@ def _check_batch(variants: list[WgmmaVariant], folder: Path | None = None,
         asked.from_cache += 1
         return kept
     asked.compiles += 1
-    result = nvrtc_compile(source, ARCH_OPTIONS, name="wgmma_witness.cu", want_ptx=True,
-                           cache=False)
+    result = nvrtc_compile(source, ARCH_OPTIONS, name="wgmma_witness.cu", want_ptx=True)
     if result.ok:
         out = [(True, "")] * len(variants)
     elif (blamed := _blame(result, len(variants))) is None:

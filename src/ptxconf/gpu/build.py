@@ -26,7 +26,6 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from .kcache import CACHE_ENV  # a folder: the on-disk cubin cache
 from .variants import WgmmaVariant, WmmaVariant
 
 ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
@@ -263,29 +262,13 @@ def _program_bytes(prog: Any, size_fn: Any, get_fn: Any) -> bytes:
     return bytes(buf)
 
 
-def _cache_path(source: str, options: Sequence[str]) -> Path | None:
-    """Where the kernel cache keeps this module's cubin (only where `PTXCONF_KERNEL_CACHE` is
-    set): the same file `kcache.build_all` writes for it."""
-    if not os.environ.get(CACHE_ENV):
-        return None
-    from .kcache import Module, cache_dir, module_key
-
-    return cache_dir() / f"{module_key(Module('', source, tuple(options)))}.cubin"
-
-
 def nvrtc_compile(source: str, options: Sequence[str] = ARCH_OPTIONS, *,
-                  name: str = "probe.cu", want_ptx: bool = False,
-                  cache: bool = True) -> CompileResult:
+                  name: str = "probe.cu", want_ptx: bool = False) -> CompileResult:
     """Compile one module with NVRTC; on failure the log holds NVRTC's and ptxas's words.
-
-    With `PTXCONF_KERNEL_CACHE` set (and `cache`), successful cubins are kept there, keyed by
-    the source, the options and the NVRTC version.
+    (Cubins kept on disk between runs: `ptxconf.gpu.kcache`, which calls this.)
     """
     from cuda.bindings import nvrtc
 
-    path = _cache_path(source, options) if cache and not want_ptx else None
-    if path is not None and path.is_file():
-        return CompileResult(True, "(from the on-disk cache)", path.read_bytes(), None, 0.0)
     start = time.perf_counter()
     prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []))
     try:
@@ -305,11 +288,6 @@ def nvrtc_compile(source: str, options: Sequence[str] = ARCH_OPTIONS, *,
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
     seconds = time.perf_counter() - start
-    if ok and path is not None and cubin is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(cubin)
-        tmp.replace(path)
     return CompileResult(ok, log.rstrip(b"\0").decode(errors="replace").strip(), cubin, ptx,
                          seconds)
 

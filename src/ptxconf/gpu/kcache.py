@@ -88,7 +88,7 @@ def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tup
     """Compile one module (in a pool worker) and write its cubin atomically."""
     from .build import nvrtc_compile
 
-    res = nvrtc_compile(source, options, name=f"{name.replace(':', '_')}.cu", cache=False)
+    res = nvrtc_compile(source, options, name=f"{name.replace(':', '_')}.cu")
     if res.ok and res.cubin is not None:
         tmp = Path(f"{path}.{os.getpid()}.tmp")
         tmp.write_bytes(res.cubin)

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from ptxconf.app.providers import RunContext
 from ptxconf.core.cases import Case, Outcome, case, fail
+from ptxconf.core.context import RunContext
 from ptxconf.oracle import facts
 from ptxconf.oracle.spec import Spec
 

@@ -9,14 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ptxconf.oracle import records
+from ptxconf.oracle.algebra.layout import Layout
+from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.spec import Spec
+
+#: The SM90 accumulator atom (cute/mma_atoms): the 64x8 CLayout every M x N accumulator repeats.
+D_ATOM_ROW = "SM90_64x8.CLayout"
+
+
+def clayout(spec: Spec, row_id: str) -> tuple[records.CuteLayout, Layout]:
+    """A CLayout row and its parsed (thread, value) layout."""
+    row = spec.get(records.CuteLayout, row_id)
+    layout = parse(row.layout)
+    if not isinstance(layout, Layout) or layout.rank() != 2:
+        raise ValueError(f"{row.key}: {row.layout!r} is not a rank-2 (thread, value) layout")
+    return row, layout
 
 
 def warpgroup_threads(spec: Spec) -> int:
     """Threads of a warpgroup: the size of the SM90 CLayout's thread mode (cute/mma_atoms)."""
-    from ptxconf.oracle.fragments import warpgroup_threads as from_clayout
-
-    return from_clayout(spec)
+    return clayout(spec, D_ATOM_ROW)[1][0].size()
 
 
 def warp_threads(spec: Spec) -> int:
@@ -48,9 +60,7 @@ def register_bits(spec: Spec) -> int:
 
 def wgmma_m(spec: Spec) -> int:
     """wgmma's M: the rows of the SM90 CLayout's codomain (cute/mma_atoms)."""
-    from ptxconf.oracle.fragments import wgmma_m as from_clayout
-
-    return from_clayout(spec)
+    return spec.get(records.CuteLayout, D_ATOM_ROW).codomain_mn[0]
 
 
 def swizzle_modes(spec: Spec) -> tuple[str, ...]:

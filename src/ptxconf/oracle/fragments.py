@@ -29,6 +29,7 @@ from ptxconf.oracle import facts
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout, logical_product
 from ptxconf.oracle.algebra.notation import parse
+from ptxconf.oracle.facts import D_ATOM_ROW, clayout
 from ptxconf.oracle.hypotheses import A_REGISTER_LAYOUT
 from ptxconf.oracle.instructions import ResolvedInstr, resolve
 from ptxconf.oracle.records import CuteLayout
@@ -39,7 +40,6 @@ from ptxconf.oracle.spec import Spec, default_spec
 HALF_BITS = 16
 #: The CuTe row the accumulator map is derived from (checks.cute_atoms compares the product
 #: with every other SM90 CLayout row).
-D_ATOM_ROW = "SM90_64x8.CLayout"
 
 FragmentStatus = Literal["derived", "hypothesis (unknown until probed)"]
 STATUS_DERIVED: FragmentStatus = "derived"
@@ -57,32 +57,13 @@ class FragmentMapError(RuntimeError):
 # --- the accumulator map, derived from the CuTe CLayout ------------------------------------
 
 
-def _clayout(spec: Spec, row_id: str) -> tuple[CuteLayout, Layout]:
-    """A CLayout row and its parsed layout."""
-    row = spec.get(CuteLayout, row_id)
-    layout = parse(row.layout)
-    if not isinstance(layout, Layout) or layout.rank() != 2:
-        raise ValueError(f"{row.key}: {row.layout!r} is not a rank-2 (thread, value) layout")
-    return row, layout
-
-
-def wgmma_m(spec: Spec) -> int:
-    """wgmma's M: the rows of the SM90 CLayout's codomain."""
-    return spec.get(CuteLayout, D_ATOM_ROW).codomain_mn[0]
-
-
-def warpgroup_threads(spec: Spec) -> int:
-    """Threads of a warpgroup: the size of the SM90 CLayout's thread mode."""
-    return _clayout(spec, D_ATOM_ROW)[1][0].size()
-
-
 def d_layout(spec: Spec, n: int) -> Layout:
     """(thread, value) -> m + M n for an M x N accumulator: the 64x8 atom repeated N/8 times.
 
     The repeat is CuTe's logical_product of the atom with (N/8):1, whose second mode steps by the
     atom's whole codomain (M x 8); its value mode is appended to the atom's value mode.
     """
-    row, atom = _clayout(spec, D_ATOM_ROW)
+    row, atom = clayout(spec, D_ATOM_ROW)
     atom_cols = row.codomain_mn[1]
     if n <= 0 or n % atom_cols:
         raise ValueError(f"N={n} is not a multiple of the {row.id} atom's {atom_cols} columns")
@@ -262,7 +243,7 @@ def _d_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     """Accumulator: value v of the CLayout -> register v // epr, subelement v % epr."""
     frag, n = res.frag_d, res.instr.n
     layout = d_layout(spec, n)
-    m_rows = wgmma_m(spec)
+    m_rows = facts.wgmma_m(spec)
     epr = frag.elems_per_register
     t, v, tv = _cells(layout)  # tv[thread, value]: the element index
     entries, table = _table([t, v // epr, v % epr, tv % m_rows, tv // m_rows])
@@ -289,7 +270,7 @@ def _a_map(spec: Spec, res: ResolvedInstr) -> FragmentMap:
     frag, k = res.frag_a, res.itype.k_elems
     bits = spec.element_bits(res.itype.atype)
     layout = a_halfword_layout(spec, k, bits)
-    m_rows = wgmma_m(spec)
+    m_rows = facts.wgmma_m(spec)
     register_bits = facts.register_bits(spec)
     halves_per_reg = register_bits // HALF_BITS
     epr = frag.elems_per_register

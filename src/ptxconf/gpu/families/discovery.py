@@ -11,7 +11,7 @@ A mismatch is a diff table in the layout's coordinates (`ptxconf.oracle.verdicts
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,6 +22,7 @@ from ptxconf.oracle import verdicts
 from ptxconf.oracle.spec import Spec
 
 from .. import plan as P
+from .. import space
 from ..operands import (
     GUARD_BYTES,
     acc_values,
@@ -102,6 +103,21 @@ def case_weight(spec: Spec, case_id: str) -> float:
         return out
 
     return float(spec.memo(("discovery.weights",), make).get(case_id, 1.0))
+
+
+def jobs(spec: Spec, ids: Sequence[str], chunk: int) -> list[tuple[str, ...]]:
+    """Lane jobs: runs of consecutive cases, each closed at `chunk` cases or before its weight
+    passes `chunk` times the median case's (a few heavy maps, the 1-bit 256 x 256 tiles, are
+    then jobs of their own instead of one long job that ends the run late)."""
+    if not ids:
+        return []
+    costs = [case_weight(spec, i) for i in ids]
+    return space.bounded_runs(ids, costs, chunk, chunk * sorted(costs)[len(costs) // 2])
+
+
+def job_weight(spec: Spec, ids: tuple[str, ...]) -> float:
+    """A job's host work, relative (for running the longest first)."""
+    return sum(case_weight(spec, i) for i in ids)
 
 
 def _smem_map(key: str, p: P.Probe, operand: str, swizzle: str) -> GpuBody:

@@ -9,7 +9,7 @@ readings silicon's D agrees with; the proofs' distinguishing inputs
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -265,3 +265,17 @@ _BODIES: dict[str, Callable[[Any], GpuBody]] = {
 #: The family's (check, key) pairs and its cases (`session.planned_family`).
 case_keys, cases = planned_family(PROVIDER, P.hypothesis_plan, lambda p: _BODIES[p.key](*p.args),
                                   proof_variants)
+
+
+#: A hypothesis case's relative cost: it runs many probes, so it goes first.
+HYPOTHESIS_WEIGHT = 1e9
+
+
+def jobs(spec: Spec, ids: Sequence[str], chunk: int) -> list[tuple[str, ...]]:
+    """Lane jobs: each hypothesis alone (each runs many probes); `chunk` does not apply."""
+    return [(i,) for i in ids]
+
+
+def job_weight(spec: Spec, ids: tuple[str, ...]) -> float:
+    """A job's relative cost: the hypotheses first."""
+    return HYPOTHESIS_WEIGHT

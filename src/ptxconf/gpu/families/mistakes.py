@@ -23,8 +23,8 @@ from typing import Any
 
 import numpy as np
 
-from ptxconf.app.providers import RunContext
 from ptxconf.core.cases import Case, Outcome, fail, passed
+from ptxconf.core.context import RunContext
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.explain.diagnose import explain_descriptor
 from ptxconf.oracle.explain.operand import Operand, resolve

@@ -17,7 +17,7 @@ so that the fault lands on the variant that caused it.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -302,6 +302,19 @@ def module_weight(spec: Spec, case_ids: tuple[str, ...]) -> float:
     return 1000.0 + sum(weights.get(i, 0.0) for i in case_ids)
 
 
+def jobs(spec: Spec, ids: Sequence[str], chunk: int) -> list[tuple[str, ...]]:
+    """Lane jobs: the cases of one compiled module together (a module's kernels load once per
+    lane); `chunk` does not apply."""
+    groups: dict[str, list[str]] = {}
+    for i in ids:
+        groups.setdefault(module_of(spec, i), []).append(i)
+    return [tuple(g) for g in groups.values()]
+
+
+#: A job's relative cost (`Provider.weigh_job`): its module's host work.
+job_weight = module_weight
+
+
 def sweep_plan(spec: Spec) -> list[P.Planned]:
     """gpu.variant[...] for every variant of the space, module by module."""
     return [P.Planned(P.CHECK_VARIANT, variant_key(v), (v,))
@@ -320,7 +333,7 @@ def naive_variant(sess: Session, v: WgmmaVariant, folder: str) -> Outcome | Base
 
     from .. import build
 
-    res = build.nvrtc_compile(build.wgmma_source([v]), build.arch_options(), cache=False)
+    res = build.nvrtc_compile(build.wgmma_source([v]), build.arch_options())
     if not res.ok or res.cubin is None:
         return fail(f"{v.kernel_name}: did not compile: {res.log[:200]}", code="compile_failed")
     path = os.path.join(folder, f"naive_{v.kernel_name}.cubin")

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.oracle import facts
-from ptxconf.oracle.checks import Case, fail, make_case
+from ptxconf.oracle.checks.base import Case, fail, make_case
 from ptxconf.oracle.checks.descriptor_checks import WITNESS_FILE
 from ptxconf.oracle.descriptor import DESCRIPTOR_FILE
 from ptxconf.oracle.records import ByteOffsetDefinition, DescriptorField, Major

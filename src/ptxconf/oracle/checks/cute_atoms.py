@@ -22,7 +22,7 @@ from ptxconf.core.results import Status
 from ptxconf.oracle import facts, fragments
 from ptxconf.oracle.algebra.int_tuple import flatten, product
 from ptxconf.oracle.algebra.layout import Layout, image, to_function_table
-from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.records import (
     CuteLayout,
     ElementType,

@@ -9,7 +9,7 @@ import re
 
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import NotationError, parse
-from ptxconf.oracle.checks import fail
+from ptxconf.oracle.checks.base import fail
 from ptxconf.oracle.records import CuteLayout, RegisterFragment
 from ptxconf.oracle.spec import Spec
 

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.oracle.algebra.int_tuple import flatten
-from ptxconf.oracle.checks import Case, fail, make_case
+from ptxconf.oracle.checks.base import Case, fail, make_case
 from ptxconf.oracle.checks.cute_names import row_layout
 from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec

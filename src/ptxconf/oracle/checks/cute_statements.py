@@ -17,7 +17,7 @@ from ptxconf.core.results import Status
 from ptxconf.oracle import facts, fragments
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout
-from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.records import CuteLayout, ModeStatement, OperationRegisters, ThreadGroup
 from ptxconf.oracle.spec import Spec
 

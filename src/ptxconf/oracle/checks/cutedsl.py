@@ -12,7 +12,7 @@ from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout, tile_to_shape
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
-from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.records import (
     AtomSelection,
     CanonicalLayout,

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.oracle.algebra.notation import parse
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.records import AtomSelection, CuteDslExample, PrintedAtom, atom_name
 from ptxconf.oracle.spec import Spec
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.core.results import Status
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.descriptor import DESCRIPTOR_FILE, DescriptorFormat
 from ptxconf.oracle.records import AlignmentRule, BaseOffsetRule, DescriptorField
 from ptxconf.oracle.spec import Spec

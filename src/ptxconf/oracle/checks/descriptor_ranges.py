@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
-from ptxconf.oracle.checks import Case, expect_equal, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, make_case
 from ptxconf.oracle.records import DescriptorField
 from ptxconf.oracle.spec import Spec
 

@@ -23,7 +23,7 @@ from functools import partial
 import numpy as np
 
 from ptxconf.oracle import interpret
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.records import ElementType
 from ptxconf.oracle.spec import Spec
 

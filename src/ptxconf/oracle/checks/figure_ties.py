@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.core.results import Status
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.records import ByteOffsetDefinition, WorkedExample
 from ptxconf.oracle.spec import Spec
 

@@ -10,7 +10,7 @@ from functools import partial
 
 from ptxconf.core.results import Status
 from ptxconf.oracle import facts, fragments
-from ptxconf.oracle.checks import Case, discrepancy, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.records import (
     CuteLayout,
     ElementType,

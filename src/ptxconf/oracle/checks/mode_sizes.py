@@ -14,7 +14,7 @@ from functools import partial
 
 from ptxconf.core.results import Status
 from ptxconf.oracle.algebra.layout import Layout
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.checks.cute_names import row_layout
 from ptxconf.oracle.records import CuteLayout, ModeStatement
 from ptxconf.oracle.spec import Spec

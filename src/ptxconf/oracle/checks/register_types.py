@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.records import RegisterFragment, WmmaAlignmentExample
 from ptxconf.oracle.spec import Spec
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.oracle import canonical
-from ptxconf.oracle.checks import Case, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import Case, expect_equal, fail, make_case
 from ptxconf.oracle.records import WmmaAlignmentExample, WmmaDefaultStride, WmmaRule
 from ptxconf.oracle.spec import Spec
 from ptxconf.oracle.wmma import default_stride_elems

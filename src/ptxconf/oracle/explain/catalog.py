@@ -2,15 +2,15 @@
 state the rule (file:line) and the evidence behind it (case ids of the registry: proofs and
 silicon).
 
-Evidence ids are looked up among the case ids the providers list (`known_ids`): the GPU
-families' ids need no GPU to list; the proof ids are built from the rows they are generated
-from (conformance/test_explain.py checks each one against the proofs' claims).
+Evidence ids are looked up among the case ids the caller's providers list (`known_ids`: the
+GPU families' ids need no GPU to list; the oracle does not know the providers); the proof ids
+are built from the rows they are generated from (conformance/test_explain.py checks each one
+against the proofs' claims).
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,23 +134,6 @@ def rows_for(spec: Spec, code: str, op: Operand, swizzle: str,
 # --- evidence ------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=8)
-def _gpu_ids(spec_id: int) -> tuple[str, ...]:
-    from ptxconf.app.providers import REGISTRY
-
-    spec = _SPECS[spec_id]
-    return tuple(c.id for p in REGISTRY if p.gpu for c in p.case_ids(spec) or ())
-
-
-_SPECS: dict[int, Spec] = {}
-
-
-def gpu_ids(spec: Spec) -> tuple[str, ...]:
-    """Every GPU case id the registry lists (no CuPy, no device needed)."""
-    _SPECS[id(spec)] = spec
-    return _gpu_ids(id(spec))
-
-
 def proof_id(claim: str, row: Row, suffix: str = "") -> str:
     """A proof case id as the proofs name it: proof.<claim>[<row key><suffix>]."""
     return f"proof.{claim}[{row.key}{suffix}]"
@@ -179,10 +162,12 @@ GALLERY: dict[str, str] = {
 
 
 def evidence(spec: Spec, code: str, op: Operand, swizzle: str, *, fix_swizzle: str | None = None,
-             start: int = 0, field_value: int = 0, ignored: str | None = None) -> list[str]:
+             start: int = 0, field_value: int = 0, ignored: str | None = None,
+             known_ids: Collection[str] = ()) -> list[str]:
     """The case ids behind a mistake's rule, most direct first; last the GPU gallery case
-    that shows the mistake and its fix (where the registry lists one)."""
-    ids = gpu_ids(spec)
+    that shows the mistake and its fix: proof ids always, GPU case ids where `known_ids` (the
+    ids the caller's providers list: ptxconf.app.providers.gpu_case_ids) holds them."""
+    ids = known_ids
     canon = spec.get(CanonicalLayout, atom_name(op.major, swizzle))
     fix_canon = spec.get(CanonicalLayout, atom_name(op.major, fix_swizzle or swizzle))
     operand = op.name or "A"
@@ -239,5 +224,5 @@ def as_dict(code: str) -> dict[str, Any]:
     return {"code": e.code, "title": e.title, "rule": e.rule}
 
 
-__all__ = ["CATALOG", "GALLERY", "Entry", "as_dict", "entry", "evidence", "gpu_ids", "pick", "proof_id",
+__all__ = ["CATALOG", "GALLERY", "Entry", "as_dict", "entry", "evidence", "pick", "proof_id",
            "rows_for", "spec_ref"]

@@ -13,6 +13,7 @@ fields that change say which mistake it was (`catalog`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,8 +134,9 @@ def candidates(spec: Spec, op: Operand, user: Descriptor, ctx: Context) -> list[
 
 
 def explain_descriptor(spec: Spec, op: Operand, value: int, *, tile_base: int | None = None,
-                       smem_bytes: int | None = None) -> Explanation:
-    """Decode, read, judge, search, name: the whole of `ptxconf explain descriptor`."""
+                       smem_bytes: int | None = None, evidence_ids: Collection[str] = ()) -> Explanation:
+    """Decode, read, judge, search, name: the whole of `ptxconf explain descriptor`
+    (`evidence_ids`: the GPU case ids a mistake may cite, catalog.evidence)."""
     user = Descriptor.decode(spec, value)
     ctx = Context(default_tile_base(user.start_address) if tile_base is None else tile_base,
                   smem_bytes)
@@ -151,15 +153,15 @@ def explain_descriptor(spec: Spec, op: Operand, value: int, *, tile_base: int | 
     diagnoses: list[Diagnosis] = []
     chosen: Candidate | None = None
     if best is None:
-        diagnoses.append(no_fix(spec, op, user, ua, ctx, len(cands)))
+        diagnoses.append(no_fix(spec, op, user, ua, ctx, len(cands), evidence_ids))
     elif best.changed:
         chosen = best
-        diagnoses = Namer(spec, op, user, ua, best, ctx).all()
+        diagnoses = Namer(spec, op, user, ua, best, ctx, evidence_ids).all()
     else:
         swap = _gap_swap(spec, op, user, ua, cands)
         if swap is not None:
             chosen = swap
-            diagnoses = [Namer(spec, op, user, ua, swap, ctx).swapped()]
+            diagnoses = [Namer(spec, op, user, ua, swap, ctx, evidence_ids).swapped()]
     if chosen is not None:
         final = read_map(spec, op, chosen.desc)
         check = analyse(spec, op, chosen.desc, final.addresses, ctx)

@@ -5,6 +5,7 @@ the spec rows and the evidence (`catalog`).
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,8 +133,9 @@ class Namer:
     """Builds the diagnoses of one user descriptor against the best candidate."""
 
     def __init__(self, spec: Spec, op: Operand, user: Descriptor, ua: Analysis,
-                 best: Candidate, ctx: Context) -> None:
+                 best: Candidate, ctx: Context, known_ids: Collection[str] = ()) -> None:
         self.spec, self.op, self.user, self.ua, self.best, self.ctx = spec, op, user, ua, best, ctx
+        self.known_ids = known_ids
         self.severity = "suspect" if ua.valid else "error"
         self.problem = "; ".join(problems(spec, op, user, ua, ctx))
 
@@ -146,7 +148,7 @@ class Namer:
                                 fields)
         ev = catalog.evidence(self.spec, code, self.op, self.user.swizzle, fix_swizzle=other,
                               start=self.user.start_address, field_value=b.base_offset,
-                              ignored=ignored)
+                              ignored=ignored, known_ids=self.known_ids)
         return Diagnosis(code, self.severity, message, tuple(catalog.spec_ref(self.spec, r)
                                                             for r in rows),
                          tuple(ev), fix, b.value)
@@ -269,14 +271,14 @@ class Namer:
 
 
 def no_fix(spec: Spec, op: Operand, user: Descriptor, ua: Analysis, ctx: Context,
-            searched: int) -> Diagnosis:
+           searched: int, known_ids: Collection[str] = ()) -> Diagnosis:
     text = "; ".join(problems(spec, op, user, ua, ctx))
     if ua.outside and ua.span_bytes > (ctx.smem_bytes or 0):
         code = "EXPLAIN-OVERRUN"
     else:
         code = "EXPLAIN-NO-FIX"
     rows = catalog.rows_for(spec, code, op, user.swizzle)
-    ev = catalog.evidence(spec, code, op, user.swizzle)
+    ev = catalog.evidence(spec, code, op, user.swizzle, known_ids=known_ids)
     return Diagnosis(code, "error", f"{text}; none of the {searched} descriptors searched reads "
                      "the operand validly", tuple(catalog.spec_ref(spec, r) for r in rows),
                      tuple(ev), {}, None)
