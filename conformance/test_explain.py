@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from ptxconf.app.cli import main
-from ptxconf.app.providers import REGISTRY
+from ptxconf.app.providers import REGISTRY, gpu_case_ids
 from ptxconf.oracle import canonical
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.descriptor import encode
@@ -36,6 +36,7 @@ from ptxconf.oracle.explain.synthesize import Refusal, Synthesis, synthesize
 from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
+GPU_IDS = gpu_case_ids(SPEC)
 INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 README_LAYOUT = "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"
 SPEC_ROOT = SPEC.root  # the bundled spec, wherever the package lies (a staging tree too)
@@ -115,7 +116,7 @@ def test_gallery_mistake_is_named_and_corrected(name: str, op_kw: dict[str, Any]
     op = _operand(op_kw)
     value = _value(_fields(mistaken))
     want = _value(_fields(mistaken) | right)
-    e = explain_descriptor(SPEC, op, value, smem_bytes=smem)
+    e = explain_descriptor(SPEC, op, value, smem_bytes=smem, evidence_ids=GPU_IDS)
     assert e.codes and e.codes[0] == code, [d.message for d in e.diagnoses]
     assert e.corrected is not None and e.corrected.desc.value == want, (
         f"{e.corrected.desc.text() if e.corrected else None} != {want:#x}")
@@ -123,7 +124,7 @@ def test_gallery_mistake_is_named_and_corrected(name: str, op_kw: dict[str, Any]
     assert set(e.diagnoses[0].fix) <= set(right) | {"lbo", "sbo"}
     assert e.verdict in ("invalid", "suspect")
     # the corrected descriptor is itself a valid operand, with nothing to name
-    again = explain_descriptor(SPEC, op, want, smem_bytes=smem)
+    again = explain_descriptor(SPEC, op, want, smem_bytes=smem, evidence_ids=GPU_IDS)
     assert again.verdict == "valid" and not again.diagnoses, again.codes
 
 
@@ -140,7 +141,7 @@ def test_the_catalog_codes_are_stable() -> None:
 
 def _registry_ids(spec: Spec) -> set[str]:
     """Every case id the registry's providers list, the proofs' included."""
-    ids = {c.id for p in REGISTRY for c in p.case_ids(spec) or ()}
+    ids = {i for p in REGISTRY for i in p.case_ids(spec) or ()}
     try:
         from ptxconf.oracle.proofs.claims import all_claims
     except ImportError as exc:  # z3 missing: the proof ids cannot be listed
@@ -152,7 +153,8 @@ def test_every_cited_id_exists_and_every_spec_row_is_where_it_says() -> None:
     ids = _registry_ids(SPEC)
     cited: set[str] = set()
     for name, op_kw, mistaken, smem, _code, _right in GALLERY:
-        e = explain_descriptor(SPEC, _operand(op_kw), _value(_fields(mistaken)), smem_bytes=smem)
+        e = explain_descriptor(SPEC, _operand(op_kw), _value(_fields(mistaken)), smem_bytes=smem,
+                               evidence_ids=GPU_IDS)
         for d in e.diagnoses:
             assert d.evidence, (name, d.code)
             cited |= set(d.evidence)
@@ -203,7 +205,7 @@ def test_a_k_block_advance_inside_a_row_is_valid() -> None:
     op = a_operand()
     for kb in range(4):
         value = encode(0x8000 + 32 * kb, 16, 1024, "128B")
-        e = explain_descriptor(SPEC, op, value, smem_bytes=8192)
+        e = explain_descriptor(SPEC, op, value, smem_bytes=8192, evidence_ids=GPU_IDS)
         assert e.verdict == "valid", (kb, e.codes, e.as_dict(SPEC)["problems"])
 
 
@@ -214,31 +216,32 @@ def test_a_k_block_advance_inside_a_row_is_valid() -> None:
     encode(0, 1024, 128, "none"),           # interleaved, packed
 ])
 def test_valid_descriptors_name_no_mistake(value: int) -> None:
-    e = explain_descriptor(SPEC, a_operand(), value)
+    e = explain_descriptor(SPEC, a_operand(), value, evidence_ids=GPU_IDS)
     assert e.verdict == "valid" and not e.diagnoses and e.corrected is None, e.codes
 
 
 def test_mn_major_swizzled_a_operand_is_valid() -> None:
-    e = explain_descriptor(SPEC, a_operand("MN"), encode(0, 16, 1024, "128B"))
+    e = explain_descriptor(SPEC, a_operand("MN"), encode(0, 16, 1024, "128B"), evidence_ids=GPU_IDS)
     assert e.verdict == "valid", e.codes
 
 
 def test_a_gap_that_a_swap_closes_is_a_suspect_swap() -> None:
     """Interleaved K-major with LBO/SBO exchanged is injective but spreads 2 KiB over 7 KiB."""
-    e = explain_descriptor(SPEC, a_operand(), encode(0, 128, 1024, "none"))
+    e = explain_descriptor(SPEC, a_operand(), encode(0, 128, 1024, "none"), evidence_ids=GPU_IDS)
     assert e.verdict == "suspect" and e.codes == ("EXPLAIN-LBO-SBO-SWAPPED",)
     assert e.corrected is not None and e.corrected.desc.value == encode(0, 1024, 128, "none")
 
 
 def test_an_allocation_too_small_for_any_descriptor_has_no_fix() -> None:
-    e = explain_descriptor(SPEC, a_operand(), encode(0, 16, 1024, "128B"), smem_bytes=1024)
+    e = explain_descriptor(SPEC, a_operand(), encode(0, 16, 1024, "128B"), smem_bytes=1024,
+                           evidence_ids=GPU_IDS)
     assert e.verdict == "invalid" and e.corrected is None
     assert e.codes == ("EXPLAIN-OVERRUN",) and "none of the" in e.diagnoses[0].message
 
 
 def test_banks_are_judged_per_core_matrix() -> None:
     op = a_operand()
-    e = explain_descriptor(SPEC, op, encode(0, 16, 1024, "128B"))
+    e = explain_descriptor(SPEC, op, encode(0, 16, 1024, "128B"), evidence_ids=GPU_IDS)
     assert e.banks == {"core_matrices": 16, "worst_degree": 1, "conflicted": 0}
     # the same rows unswizzled, 128 B apart: all eight reads of a core matrix in one bank group
     rows = np.arange(64)[:, None] * 128 + np.arange(16)[None, :] * 2

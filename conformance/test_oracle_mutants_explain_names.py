@@ -37,6 +37,7 @@ from test_oracle_mutants_explain_operand import (
     a_bf16,
 )
 
+from ptxconf.app.providers import gpu_case_ids
 from ptxconf.oracle.descriptor import encode
 from ptxconf.oracle.explain import catalog, names
 from ptxconf.oracle.explain.diagnose import explain_descriptor
@@ -46,6 +47,7 @@ from ptxconf.oracle.explain.readmap import Analysis, Context, Descriptor, Suspec
 from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
+GPU_IDS = gpu_case_ids(SPEC)
 
 # the definitions as printed (wgmma/leading_byte_offset.yaml, wgmma/stride_byte_offset.yaml)
 SBO_K = 'SBO is "The offset from the first 8 rows to the next 8 rows" (wgmma/stride_byte_offset:SBO.K.all)'
@@ -88,11 +90,11 @@ def _namer(op: Operand, user: Descriptor, best: Descriptor, ctx: Context,
     """A Namer of `user` against a chosen `best` (each analysed as the search does)."""
     ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
     ba = analyse(SPEC, op, best, read_map(SPEC, op, best).addresses, ctx)
-    return Namer(SPEC, op, user, ua, Candidate(best, user.changed(best), ba, 0, swapped), ctx)
+    return Namer(SPEC, op, user, ua, Candidate(best, user.changed(best), ba, 0, swapped), ctx, GPU_IDS)
 
 
 def _explain(op: Operand, value: int, smem: int | None = None) -> Diagnosis:
-    e = explain_descriptor(SPEC, op, value, smem_bytes=smem)
+    e = explain_descriptor(SPEC, op, value, smem_bytes=smem, evidence_ids=GPU_IDS)
     assert len(e.diagnoses) == 1, e.codes
     return e.diagnoses[0]
 
@@ -310,7 +312,7 @@ def test_no_fix_with_a_tile_inside_its_span() -> None:
     phase = ("the 128B XOR pattern starts 128 B into its 1024-B repeat, the tile's (at 0x100) "
              "896 B in: rows are read with another row's chunk order")
     assert problems(SPEC, op, user, ua, ctx) == [first, phase]
-    d = no_fix(SPEC, op, user, ua, ctx, 5)
+    d = no_fix(SPEC, op, user, ua, ctx, 5, GPU_IDS)
     assert d.as_dict() == {
         "code": "EXPLAIN-NO-FIX", "title": "no nearby descriptor reads this operand",
         "severity": "error",
@@ -326,7 +328,7 @@ def test_no_fix_overrun_when_the_span_exceeds_the_allocation() -> None:
     user = _desc()
     ctx = Context(0, 1024)
     ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
-    d = no_fix(SPEC, op, user, ua, ctx, 9)
+    d = no_fix(SPEC, op, user, ua, ctx, 9, GPU_IDS)
     assert (d.code, d.severity, d.fix, d.corrected) == ("EXPLAIN-OVERRUN", "error", {}, None)
     assert d.message == ("896 of 1024 elements lie outside the allocation [0x0, 0x400): the first, "
                          "(mn 8, k 0), at 0x400; none of the 9 descriptors searched reads the "
@@ -489,7 +491,7 @@ def test_no_fix_when_the_span_equals_the_allocation() -> None:
     user = _desc()
     ctx = Context(0x400, 8192)
     ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
-    d = no_fix(SPEC, op, user, ua, ctx, 3)
+    d = no_fix(SPEC, op, user, ua, ctx, 3, GPU_IDS)
     assert (d.code, ua.span_bytes) == ("EXPLAIN-NO-FIX", 8192)
     assert d.message == ("128 of 1024 elements lie outside the allocation [0x400, 0x2400): the first, "
                          "(mn 0, k 0), at 0x0; none of the 3 descriptors searched reads the operand "

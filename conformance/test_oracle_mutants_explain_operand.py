@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 from scratch_spec import edited_spec
 
-from ptxconf.app.providers import REGISTRY
+from ptxconf.app.providers import REGISTRY, gpu_case_ids
 from ptxconf.oracle.explain import catalog
 from ptxconf.oracle.explain.operand import ExplainError, Operand, resolve
 from ptxconf.oracle.records import ByteOffsetDefinition, CanonicalLayout, RegisterFragment, Row
@@ -41,7 +41,7 @@ INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 FP8 = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2"
 N8 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16"
 # the H100 GPU families' case ids (ptxconf.app.providers, no device needed)
-GPU_IDS = tuple(i for p in REGISTRY if p.gpu for i in p.case_ids(SPEC) or ())
+GPU_IDS = gpu_case_ids(SPEC)
 
 # spec_ref of the rows, lines counted in the files
 REF = {
@@ -258,8 +258,16 @@ def test_pick_prefers_the_ids_holding_more_of_prefer_in_order() -> None:
 
 def test_gpu_ids_are_the_registrys() -> None:
     """Every GPU case id the providers list, in their order."""
-    assert catalog.gpu_ids(SPEC) == GPU_IDS
+    assert list(GPU_IDS) == [i for p in REGISTRY if p.gpu for i in p.case_ids(SPEC) or ()]
     assert "gpu.mistake[lbo_sbo_swapped]" in GPU_IDS
+
+
+def test_evidence_cites_gpu_cases_only_from_the_ids_it_is_given() -> None:
+    """Without the caller's ids only proofs are cited (the oracle does not know the providers)."""
+    op = a_bf16("K")
+    given = catalog.evidence(SPEC, "EXPLAIN-LBO-SBO-SWAPPED", op, "128B", known_ids=GPU_IDS)
+    alone = catalog.evidence(SPEC, "EXPLAIN-LBO-SBO-SWAPPED", op, "128B")
+    assert alone == [i for i in given if i.startswith("proof.")] and len(given) > len(alone)
 
 
 ROWS: list[tuple[str, str, str, dict[str, Any], list[str]]] = [
@@ -367,13 +375,13 @@ def test_evidence_for_each_code(code: str, major: str, swizzle: str, kw: dict[st
                                 want: list[str]) -> None:
     """The case ids behind each rule for a bf16 A operand, the gallery case last."""
     assert set(want) - {i for i in want if i.startswith("proof.")} <= set(GPU_IDS)
-    assert catalog.evidence(SPEC, code, a_bf16(major), swizzle, **kw) == want
+    assert catalog.evidence(SPEC, code, a_bf16(major), swizzle, **kw, known_ids=GPU_IDS) == want
 
 
 def test_evidence_prefers_the_operands_own_instruction() -> None:
     """B of m64n8k16.bf16: the smem-map case of that very instruction and operand."""
     b = resolve(SPEC, instr=N8, operand="B")
-    assert catalog.evidence(SPEC, "EXPLAIN-STRIDE", b, "128B") == [
+    assert catalog.evidence(SPEC, "EXPLAIN-STRIDE", b, "128B", known_ids=GPU_IDS) == [
         "proof.layout_injective[wgmma/canonical_layouts:K_SW128]",
         f"gpu.smem_map[{N8}:B:K_SW128]"]
 
@@ -391,7 +399,7 @@ def test_describe_and_cli_need_both_the_instruction_and_the_operand() -> None:
 def test_evidence_of_a_b_operand_without_its_own_case_is_a_b_case() -> None:
     """B of m64n64k16.bf16 (no case of its own): the first B case of bf16 listed, m64n8k16's."""
     b = resolve(SPEC, instr=INSTR, operand="B")
-    assert catalog.evidence(SPEC, "EXPLAIN-STRIDE", b, "128B") == [
+    assert catalog.evidence(SPEC, "EXPLAIN-STRIDE", b, "128B", known_ids=GPU_IDS) == [
         "proof.layout_injective[wgmma/canonical_layouts:K_SW128]",
         f"gpu.smem_map[{N8}:B:K_SW128]"]
 
