@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ptxconf.core.atomic import write_atomic
+
 from .build import (
     ARCH_OPTIONS,
     CompileResult,
@@ -31,6 +33,7 @@ from .build import (
     nvrtc_compile,
     nvrtc_version,
 )
+from .kcache import Module, cache_dir, module_key
 from .variants import WgmmaVariant
 
 _TAG = re.compile(r"\bw(\d+)d0\b")
@@ -86,7 +89,6 @@ def verdict_folder(use_cache: bool) -> Path | None:
     None (`--no-cache`: the assembler is asked again)."""
     if not use_cache:
         return None
-    from .kcache import cache_dir
 
     return cache_dir() / "witness"
 
@@ -94,7 +96,6 @@ def verdict_folder(use_cache: bool) -> Path | None:
 def _verdict_path(folder: Path | None, source: str) -> Path | None:
     if folder is None:
         return None
-    from .kcache import Module, module_key
 
     return folder / f"{module_key(Module('', source, tuple(ARCH_OPTIONS)))}.json"
 
@@ -119,7 +120,6 @@ def _keep(path: Path | None, verdicts: list[tuple[bool, str]]) -> None:
     a full disk); a cache that cannot be written is only a slower next run."""
     if path is None:
         return
-    from ptxconf.core.atomic import write_atomic
 
     try:
         write_atomic(path, json.dumps(verdicts))

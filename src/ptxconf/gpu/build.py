@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .mma_sync import source
 from .variants import WgmmaVariant, WmmaVariant
 
 ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
@@ -362,6 +363,5 @@ def load_kernels(variants: Iterable[Any], cubin_path: str) -> dict[Any, Any]:
 
 def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
     """CuPy kernels for SM70 mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
-    from .mma_sync import source
 
     return _kernels_of(variants, lambda vs: _cupy_module(source(tuple(vs)), arch_options()))

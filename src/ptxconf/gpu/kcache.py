@@ -25,6 +25,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from .build import nvrtc_compile, nvrtc_version
+
 CACHE_ENV = "PTXCONF_KERNEL_CACHE"
 
 
@@ -78,7 +80,6 @@ def driver_version() -> str:
 
 def module_key(m: Module) -> str:
     """The cache key: source, options, NVRTC version and driver version."""
-    from .build import nvrtc_version
 
     text = "\0".join([m.source, *m.options, repr(nvrtc_version()), driver_version()])
     return hashlib.sha256(text.encode()).hexdigest()
@@ -86,7 +87,6 @@ def module_key(m: Module) -> str:
 
 def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tuple[bool, float, str]:
     """Compile one module (in a pool worker) and write its cubin atomically."""
-    from .build import nvrtc_compile
 
     res = nvrtc_compile(source, options, name=f"{name.replace(':', '_')}.cu")
     if res.ok and res.cubin is not None:

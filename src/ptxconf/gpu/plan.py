@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ptxconf.oracle import facts
+from ptxconf.oracle.instructions import valid_n_for
 from ptxconf.oracle.records import BaseOffsetRule, InstructionType, atom_name
 from ptxconf.oracle.spec import Spec
 
@@ -55,7 +56,6 @@ def swizzled_modes(spec: Spec) -> tuple[str, ...]:
 
 def n_values(spec: Spec, row: InstructionType) -> tuple[int, int, int]:
     """The smallest, a middle and the largest valid N of a type row (spec valid_n)."""
-    from ptxconf.oracle.instructions import valid_n_for
 
     ns, _ = valid_n_for(spec, row)
     return ns[0], ns[len(ns) // 2], ns[-1]

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ptxconf.oracle.records import DescriptorField, SwizzleMode
-
-if TYPE_CHECKING:
-    from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 #: The spec file that is normative for the descriptor (CUTLASS's is a witness, checked against it).
 DESCRIPTOR_FILE = "wgmma/matrix_descriptor.yaml"
@@ -125,7 +122,6 @@ def descriptor_format(spec: Spec | None = None) -> DescriptorFormat:
     """The normative descriptor format of a spec (None: the bundled spec). Anything else is a
     TypeError, never a silent fall back to the bundled spec's format (a `--spec-dir` that
     changes the descriptor must reach every caller)."""
-    from ptxconf.oracle.spec import Spec, default_spec
 
     if spec is None:
         spec = default_spec()

@@ -37,8 +37,10 @@ from ptxconf.oracle.diffs import diff_grid as diff_grid
 from ptxconf.oracle.diffs import fingerprint as fingerprint
 from ptxconf.oracle.diffs import hex_fmt as hex_fmt
 from ptxconf.oracle.diffs import int_fmt as int_fmt
+from ptxconf.oracle.fragments import fragment_array
 from ptxconf.oracle.records import ElementType, atom_name
 from ptxconf.oracle.spec import Spec, default_spec
+from ptxconf.oracle.wmma import element_offset_elems
 
 BITS_PER_BYTE = canonical.BITS_PER_BYTE
 
@@ -380,7 +382,6 @@ def gather(image: np.ndarray | bytes, offs: np.ndarray, bits: int) -> np.ndarray
 @functools.lru_cache(maxsize=8192)
 def _fragment_table(instr: str, operand: str, spec_id: int) -> np.ndarray:
     spec = _SPECS[spec_id]
-    from ptxconf.oracle.fragments import fragment_array  # lazily: being written beside us
 
     return fragment_array(instr, operand, spec)
 
@@ -514,7 +515,6 @@ def accumulator_values(spec: Spec, acc_dtype: str, raw: np.ndarray) -> np.ndarra
 def wmma_element_offsets(rows: int, cols: int, layout: str, ld: int, bits: int) -> np.ndarray:
     """int64 [rows, cols]: offset of (row, col) from the pointer in address units (bytes; bits
     for sub-byte types), with stride `ld` elements (oracle.wmma.element_offset_elems)."""
-    from ptxconf.oracle.wmma import element_offset_elems
 
     idx = np.array([[element_offset_elems(r, c, layout, ld) for c in range(cols)]
                     for r in range(rows)], dtype=np.int64)

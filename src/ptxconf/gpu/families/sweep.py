@@ -27,8 +27,8 @@ from ptxconf.oracle import facts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.spec import Spec
 
+from .. import build, space
 from .. import plan as P
-from .. import space
 from ..operands import a_regs, acc_values, d_matrix, desc, image, launch, layout
 from ..session import Session, planned_family
 from ..variants import WgmmaVariant
@@ -331,7 +331,6 @@ def naive_variant(sess: Session, v: WgmmaVariant, folder: str) -> Outcome | Base
     synchronisation and its own worker round trip."""
     import os
 
-    from .. import build
 
     res = build.nvrtc_compile(build.wgmma_source([v]), build.arch_options())
     if not res.ok or res.cubin is None:

@@ -24,6 +24,7 @@ from ptxconf.core.results import Status
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.records import WmmaAlignmentExample, WmmaDefaultStride
 from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.wmma import check_alignment, matrix_shape
 
 from .. import plan as P
 from ..operands import round_up
@@ -42,7 +43,6 @@ def _shape_row(spec: Spec, v: WmmaVariant) -> WmmaDefaultStride:
 
 
 def _geometry(v: WmmaVariant) -> tuple[int, int]:
-    from ptxconf.oracle.wmma import matrix_shape
 
     return matrix_shape(v.m, v.n, v.k, v.matrix)
 
@@ -255,7 +255,6 @@ def _align_body(key: str, v: WmmaVariant, kind: str) -> GpuBody:
     (a fault, the right elements, or silently wrong ones) is recorded."""
 
     def body(sess: Session) -> Outcome:
-        from ptxconf.oracle.wmma import check_alignment
 
         spec = sess.spec
         mem_layout = v.layout or "row"

@@ -15,6 +15,8 @@ from typing import Any
 from ptxconf.oracle import canonical, facts
 from ptxconf.oracle.banks import CORE_ROWS
 from ptxconf.oracle.canonical import BITS_PER_BYTE
+from ptxconf.oracle.instructions import resolve as resolve_instr
+from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec
 
 #: The operand forms of an instruction: SS (A and B in shared memory), RS (A in registers).
@@ -94,7 +96,6 @@ def _template_k_step(spec: Spec, major: str, dtype: str) -> int:
 
 
 def _rows(spec: Spec, major: str) -> list[Any]:
-    from ptxconf.oracle.records import CanonicalLayout
 
     return [r for r in spec.of(CanonicalLayout) if r.major == major]
 
@@ -106,7 +107,6 @@ def resolve(spec: Spec, *, instr: str | None = None, operand: str | None = None,
     name = instr_name = None
     frm = "SS"
     if instr:
-        from ptxconf.oracle.instructions import resolve as resolve_instr
 
         text, frm = _split_form(instr, form)
         if frm not in FORMS:
