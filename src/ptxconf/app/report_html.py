@@ -300,6 +300,10 @@ def _meta_rows(results: list[Result], meta: Mapping[str, Any]) -> tuple[list[tup
         main.append(("device", str(meta["device"]), ""))
     if meta.get("commit"):
         main.append(("commit", str(meta["commit"]), ""))
+    spec = meta.get("spec")
+    if isinstance(spec, Mapping) and spec.get("root"):
+        main.append(("spec", f"{spec['root']} ({spec.get('origin', '?')})",
+                     f"known findings: {spec.get('findings', '?')}"))
     if meta.get("spec_sha256"):
         sha = str(meta["spec_sha256"])
         main.append(("spec sha256", sha[:16], sha))
@@ -311,7 +315,7 @@ def _meta_rows(results: list[Result], meta: Mapping[str, Any]) -> tuple[list[tup
     for key in ("started", "host"):
         if meta.get(key):
             main.append((key, str(meta[key]), ""))
-    shown = {"device", "commit", "spec_sha256", "seconds", "started", "host"}
+    shown = {"device", "commit", "spec", "spec_sha256", "seconds", "started", "host"}
     other = [(k, v if isinstance(v, str) else json.dumps(v, default=str))
              for k, v in meta.items() if k not in shown]
     return main, other
