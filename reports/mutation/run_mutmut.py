@@ -1,13 +1,13 @@
 """Mutation testing of the oracle's pure code with mutmut (`tox -e oracle-mutants`).
 
-mutmut names a mutant after its file's path (`oracle/descriptor.py` -> `oracle.descriptor`) and
-puts its mutated copy first on `sys.path`; the tests import `ptxconf.oracle.descriptor` (the
-package maps `ptxconf.oracle` onto `oracle/`). So mutmut runs in a staging tree laid out under
-the import names: `ptxconf/` (the repo's `ptxconf/`), `ptxconf/oracle` (`oracle/`),
-`ptxconf/gpu` (`gpu/`), `ptxconf/spec` (`spec/`), `conformance/`, and `pyproject.toml`, whose
-`[tool.mutmut]` section (paths in the staging tree's terms) says what is mutated and which tests
-run. The tests there import the mutated copy (mutmut's `mutants/` comes first on sys.path,
-ahead of the editable install's finder).
+mutmut names a mutant after its file's path (`ptxconf/oracle/descriptor.py` ->
+`ptxconf.oracle.descriptor`) and puts its mutated copy first on `sys.path`; the tests import
+`ptxconf.oracle.descriptor`. So mutmut runs in a staging tree laid out under the import names:
+`ptxconf/` (the repo's `src/ptxconf/`: its code, spec/ and findings), `conformance/`, and
+`pyproject.toml`, whose `[tool.mutmut]` section (paths in the staging tree's terms) says what is
+mutated and which tests run. The tests there import the mutated copy (mutmut's `mutants/` comes
+first on sys.path, ahead of the installed package). The summary names each module by its path
+under src/ptxconf (`oracle/descriptor.py`; the repository's `oracle` link leads there).
 
     python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep] [--merge]
                                           [--summary PATH] [--no-run] [--tests TEST ...]
@@ -56,8 +56,9 @@ README = ROOT / "reports" / "mutation" / "README.md"
 BEGIN, END = "<!-- tables: run_mutmut.py --markdown -->", "<!-- /tables -->"
 SCORES_BEGIN, SCORES_END = "<!-- scores: run_mutmut.py --markdown -->", "<!-- /scores -->"
 #: repo folder -> where it lies in the staging tree (its import name)
-LAYOUT = {"ptxconf": "ptxconf", "oracle": "ptxconf/oracle", "gpu": "ptxconf/gpu",
-          "spec": "ptxconf/spec", "conformance": "conformance"}
+LAYOUT = {"src/ptxconf": "ptxconf", "conformance": "conformance"}
+#: the package's folder in the repository (the summary's module paths are relative to it)
+PACKAGE = "src/ptxconf"
 PROFILE = "mutmut"
 
 
@@ -66,8 +67,9 @@ def _ignore(_dir: str, names: list[str]) -> set[str]:
 
 
 def _from_head() -> dict[str, bytes]:
-    """Every file of the code folders (not conformance/) at git HEAD."""
-    raw = subprocess.run(["git", "archive", "--format=tar", "HEAD", "ptxconf", "oracle", "gpu", "spec"],
+    """Every file of the code folders (not conformance/) at git HEAD, by its repository path."""
+    folders = [src for src in LAYOUT if src != "conformance"]
+    raw = subprocess.run(["git", "archive", "--format=tar", "HEAD", *folders],
                          cwd=ROOT, check=True, capture_output=True).stdout
     out: dict[str, bytes] = {}
     with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
@@ -113,8 +115,8 @@ def build_stage(source: str, keep: bool, tests: list[str] | None = None,
     for src, dest in sorted(LAYOUT.items(), key=lambda kv: kv[1].count("/")):
         if head and src != "conformance":
             for name, data in head.items():
-                if name.split("/", 1)[0] == src:
-                    target = STAGE / dest / name.split("/", 1)[1]
+                if name.startswith(src + "/"):
+                    target = STAGE / dest / name.removeprefix(src + "/")
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(data)
         else:
@@ -183,7 +185,7 @@ def summarize(argv: list[str], source: str, note: str = "", seed: int | None = N
         m.load()
         if all(code is None for code in m.exit_code_by_key.values()):
             continue  # not run (e.g. filtered out by a mutant glob)
-        repo_path = "oracle/" + str(path).removeprefix("ptxconf/oracle/")
+        repo_path = "oracle/" + str(path).removeprefix("ptxconf/oracle/")  # under src/ptxconf
         counts: dict[str, int] = {}
         survivors = []
         for key, code in sorted(m.exit_code_by_key.items(), key=lambda kv: _mutant_sort_key(kv[0])):
@@ -195,8 +197,9 @@ def summarize(argv: list[str], source: str, note: str = "", seed: int | None = N
         total = sum(counts.values())
         killed, timeout = counts.get("killed", 0), counts.get("timeout", 0)
         judged = total - counts.get("not checked", 0)
-        source_bytes = (ROOT / repo_path).read_bytes() if source == "worktree" else \
-            subprocess.run(["git", "show", f"HEAD:{repo_path}"], cwd=ROOT, capture_output=True).stdout
+        source_bytes = (ROOT / PACKAGE / repo_path).read_bytes() if source == "worktree" else \
+            subprocess.run(["git", "show", f"HEAD:{PACKAGE}/{repo_path}"], cwd=ROOT,
+                           capture_output=True).stdout
         modules[repo_path] = {
             "mutants": judged, "killed": killed, "survived": counts.get("survived", 0),
             "timeout": timeout, "no_tests": counts.get("no tests", 0),
