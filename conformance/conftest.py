@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import json
+import re
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -16,6 +18,56 @@ from ptxconf.oracle.spec import Spec, default_spec
 def spec() -> Spec:
     """The bundled spec, loaded and validated once."""
     return default_spec()
+
+
+#: The first line of every spec-reading command's text output (ptxconf.oracle.spec.identity_line):
+#: the spec it used, why it was chosen (ptxconf.oracle.locate.ORIGINS), its hash, its findings file.
+SPEC_LINE = re.compile(r"spec: (?P<root>.+) \((?P<origin>--spec-dir|PTXCONF_SPEC_DIR|checkout|bundled), "
+                       r"sha256 (?P<sha256>[0-9a-f]{12}); (?P<known>\d+) known findings in "
+                       r"(?P<findings>.+)\)")
+
+#: The keys of the "spec" object a command's --json output carries (ptxconf.oracle.spec.identity).
+SPEC_KEYS = {"root", "origin", "sha256", "findings"}
+
+
+def _split_spec_line(out: str) -> tuple[dict[str, str], str]:
+    """A command's text stdout: the fields of its first line, which must name the spec used
+    (SPEC_LINE), and the rest of the output."""
+    first, _, rest = out.partition("\n")
+    found = SPEC_LINE.fullmatch(first)
+    assert found is not None, f"stdout does not start with the spec line: {out[:400]!r}"
+    return found.groupdict(), rest
+
+
+@pytest.fixture
+def spec_line() -> Callable[[str], tuple[dict[str, str], str]]:
+    """Splits a command's text stdout into its spec line's fields and the rest (asserting the
+    first line names the spec used)."""
+    return _split_spec_line
+
+
+@pytest.fixture
+def cli(capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """`ptxconf ARGV` run in-process: (exit code, stdout, stderr). In text mode stdout's first
+    line must name the spec used, and is taken off; a --json answer that is an object must carry
+    the "spec" object. `spec_line=False` for a command that stops before a spec is loaded (its
+    stdout is then returned whole)."""
+    from ptxconf.app.cli import main
+
+    def run(*argv: str, spec_line: bool = True) -> tuple[int, str, str]:
+        code = main(list(argv))
+        out, err = capsys.readouterr()
+        if not spec_line:
+            return code, out, err
+        if "--json" not in argv:
+            return code, _split_spec_line(out)[1], err
+        if out.strip():
+            answer = json.loads(out)
+            if isinstance(answer, dict):
+                assert set(answer.get("spec", ())) == SPEC_KEYS, f"no spec object: {out[:400]!r}"
+        return code, out, err
+
+    return run
 
 
 @pytest.fixture(scope="session")

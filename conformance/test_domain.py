@@ -35,20 +35,14 @@ BASE_FIELD_PAST = 1 << FMT.field("base_offset").width_bits
 REPEAT_128B = next(r.repeat_bytes for r in SPEC.of(BaseOffsetRule) if r.swizzle == "128B")
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 def smem(dtype: str, major: str, swizzle: str, mn: int, k: int, lbo: int, sbo: int,
          *extra: str) -> list[str]:
     return ["oracle", "smem-offsets", "--dtype", dtype, "--major", major, "--swizzle", swizzle,
             "--mn", str(mn), "--k", str(k), "--lbo", str(lbo), "--sbo", str(sbo), *extra]
 
 
-def answer(capsys, argv: list[str]) -> dict:
-    code, out, err = run(capsys, *argv, "--json")
+def answer(cli, argv: list[str]) -> dict:
+    code, out, err = cli(*argv, "--json")
     assert code == 0, err
     return json.loads(out)
 
@@ -97,19 +91,19 @@ REFUSED = [
 
 @pytest.mark.parametrize("rule,argv", REFUSED, ids=[f"{r}-{i}" for i, (r, _) in
                                                      enumerate(REFUSED)])
-def test_out_of_domain_is_refused_with_its_rule(capsys, rule: str, argv: list[str]) -> None:
-    code, out, err = run(capsys, *argv)
+def test_out_of_domain_is_refused_with_its_rule(cli, rule: str, argv: list[str]) -> None:
+    code, out, err = cli(*argv)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith(f"ptxconf: error: {rule} - expected ")
     assert ", got " in err and "Traceback" not in err
 
 
-def test_sbo_zero_is_refused_exactly_when_sbo_is_stepped(capsys) -> None:
+def test_sbo_zero_is_refused_exactly_when_sbo_is_stepped(cli) -> None:
     # K-major SBO steps from one group of 8 rows to the next: 8 rows never step it.
-    one_group = answer(capsys, smem("f16", "K", "128B", 8, 64, 16, 0))
+    one_group = answer(cli, smem("f16", "K", "128B", 8, 64, 16, 0))
     offs = flat(one_group["offsets"])
     assert len(set(offs)) == len(offs) and one_group["warnings"] == []
-    code, _, err = run(capsys, *smem("f16", "K", "128B", 16, 64, 16, 0))
+    code, _, err = cli(*smem("f16", "K", "128B", 16, 64, 16, 0))
     assert code == 2 and "DOMAIN-SBO-ZERO" in err
     # ... and it would alias: rows 8.. land on rows 0.. (independent of the domain module).
     raw = flat(smem_offsets(SPEC, SmemQuery("f16", "K", "128B", 16, 64, 16, 0)))
@@ -117,7 +111,7 @@ def test_sbo_zero_is_refused_exactly_when_sbo_is_stepped(capsys) -> None:
 
 
 @pytest.mark.parametrize("swizzle", ["32B", "64B", "128B"])
-def test_k_bound_is_where_the_layout_starts_to_alias(capsys, swizzle: str) -> None:
+def test_k_bound_is_where_the_layout_starts_to_alias(cli, swizzle: str) -> None:
     # A K-major row of f16 is `width` bytes of the swizzle row; one more instruction's K
     # (16 f16 = 32 bytes) runs into the next row. Counted from the oracle without the domain.
     width = int(swizzle[:-1])
@@ -125,8 +119,8 @@ def test_k_bound_is_where_the_layout_starts_to_alias(capsys, swizzle: str) -> No
     at = flat(smem_offsets(SPEC, SmemQuery("f16", "K", swizzle, 8, bound, 16, 1024)))
     past = flat(smem_offsets(SPEC, SmemQuery("f16", "K", swizzle, 8, bound + 16, 16, 1024)))
     assert len(set(at)) == len(at) and len(set(past)) < len(past)
-    assert answer(capsys, smem("f16", "K", swizzle, 8, bound, 16, 1024))["warnings"] == []
-    code, _, err = run(capsys, *smem("f16", "K", swizzle, 8, bound + 16, 16, 1024))
+    assert answer(cli, smem("f16", "K", swizzle, 8, bound, 16, 1024))["warnings"] == []
+    code, _, err = cli(*smem("f16", "K", swizzle, 8, bound + 16, 16, 1024))
     assert code == 2 and "DOMAIN-K-INJECTIVE" in err
 
 
@@ -140,26 +134,26 @@ def mn_major_128b_f16(n: int, k: int, sbo: int) -> int:
     return (k // 8) * sbo + (k % 8) * 128 + (chunk ^ (k % 8)) * 16 + within
 
 
-def test_k_major_operand_narrower_than_the_swizzle_row(capsys) -> None:
+def test_k_major_operand_narrower_than_the_swizzle_row(cli) -> None:
     # wgmma's one instruction: K = 16 f16 = 32 bytes of a 128-byte swizzle row.
-    narrow = answer(capsys, smem("f16", "K", "128B", 64, 16, 16, 1024))
-    full = answer(capsys, smem("f16", "K", "128B", 64, 64, 16, 1024))
+    narrow = answer(cli, smem("f16", "K", "128B", 64, 16, 16, 1024))
+    full = answer(cli, smem("f16", "K", "128B", 64, 64, 16, 1024))
     assert narrow["warnings"] == [] and len(narrow["offsets"]) == 64
     assert narrow["offsets"] == [line[:16] for line in full["offsets"]]
 
 
-def test_mn_major_operand_narrower_than_the_swizzle_row(capsys) -> None:
+def test_mn_major_operand_narrower_than_the_swizzle_row(cli) -> None:
     # B operand N = 8 of a 64-element MN-major 128B row (m64n8k16, H100: smem_map passes).
-    out = answer(capsys, smem("f16", "MN", "128B", 8, 16, 16, 1024))
+    out = answer(cli, smem("f16", "MN", "128B", 8, 16, 16, 1024))
     assert out["warnings"] == [] and out["layout_covers"][0] > 8
     assert out["offsets"] == [[mn_major_128b_f16(n, k, 1024) for k in range(16)]
                               for n in range(8)]
 
 
-def test_mn_extent_past_whole_repeats(capsys) -> None:
+def test_mn_extent_past_whole_repeats(cli) -> None:
     # N = 72: one whole 64-element row and 8 of the next, LBO apart.
-    out = answer(capsys, smem("f16", "MN", "128B", 72, 16, 2048, 1024))
-    wide = answer(capsys, smem("f16", "MN", "128B", 128, 16, 2048, 1024))
+    out = answer(cli, smem("f16", "MN", "128B", 72, 16, 2048, 1024))
+    wide = answer(cli, smem("f16", "MN", "128B", 128, 16, 2048, 1024))
     assert out["offsets"] == wide["offsets"][:72] and out["warnings"] == []
     assert out["offsets"][64][0] == 2048
 
@@ -188,31 +182,31 @@ def test_restricted_map_equals_the_full_map_on_the_sub_range(row, dtype, m, kmul
 # --- warnings ------------------------------------------------------------------------------------
 
 
-def test_k_major_swizzled_lbo_is_answered_but_labelled(capsys) -> None:
-    plain = answer(capsys, smem("f16", "K", "128B", 64, 64, 16, 1024))
-    odd = answer(capsys, smem("f16", "K", "128B", 64, 64, 4096, 1024))
+def test_k_major_swizzled_lbo_is_answered_but_labelled(cli) -> None:
+    plain = answer(cli, smem("f16", "K", "128B", 64, 64, 16, 1024))
+    odd = answer(cli, smem("f16", "K", "128B", 64, 64, 4096, 1024))
     assert plain["warnings"] == []
     assert [w["code"] for w in odd["warnings"]] == ["DOMAIN-LBO-IGNORED"]
     assert set(odd["warnings"][0]) == {"code", "message"}
     assert odd["offsets"] == plain["offsets"]  # the hardware ignores it; so does the answer
-    code, out, _ = run(capsys, *smem("f16", "K", "128B", 64, 64, 4096, 1024))
+    code, out, _ = cli(*smem("f16", "K", "128B", 64, 64, 4096, 1024))
     assert code == 0 and out.startswith("# warning: DOMAIN-LBO-IGNORED - ")
 
 
-def test_aliasing_layout_is_answered_but_labelled(capsys) -> None:
+def test_aliasing_layout_is_answered_but_labelled(cli) -> None:
     # SBO = 16 B puts the second group of 8 rows one chunk after the first: inside it.
-    out = answer(capsys, smem("f16", "K", "128B", 16, 16, 16, 16))
+    out = answer(cli, smem("f16", "K", "128B", 16, 16, 16, 16))
     offs = flat(out["offsets"])
     assert len(set(offs)) < len(offs)
     assert [w["code"] for w in out["warnings"]] == ["DOMAIN-ALIAS"]
-    code, text, _ = run(capsys, *smem("f16", "K", "128B", 16, 16, 16, 16))
+    code, text, _ = cli(*smem("f16", "K", "128B", 16, 16, 16, 16))
     assert code == 0 and "# warning: DOMAIN-ALIAS - " in text
 
 
 # --- the spec decides the choices ----------------------------------------------------------------
 
 
-def test_a_scratch_spec_element_type_is_accepted(capsys, tmp_path: Path) -> None:
+def test_a_scratch_spec_element_type_is_accepted(cli, tmp_path: Path) -> None:
     spec_dir = tmp_path / "spec"
     shutil.copytree(DEFAULT_SPEC_DIR, spec_dir)
     types = spec_dir / "wgmma" / "element_types.yaml"
@@ -223,12 +217,12 @@ def test_a_scratch_spec_element_type_is_accepted(capsys, tmp_path: Path) -> None
     data["rows"].append(row)
     types.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     argv = smem("e3m4", "K", "128B", 8, 32, 16, 1024)
-    code, _, err = run(capsys, *argv)
+    code, _, err = cli(*argv)
     assert code == 2 and "DOMAIN-DTYPE" in err
-    out = answer(capsys, [*argv, "--spec-dir", str(spec_dir)])
+    out = answer(cli, [*argv, "--spec-dir", str(spec_dir)])
     assert [w["code"] for w in out["warnings"]] == ["DOMAIN-NO-INSTRUCTION"]
     # an 8-bit type reads as e4m3 does
-    assert out["offsets"] == answer(capsys, smem("e4m3", "K", "128B", 8, 32, 16, 1024))["offsets"]
+    assert out["offsets"] == answer(cli, smem("e4m3", "K", "128B", 8, 32, 16, 1024))["offsets"]
 
 
 def test_help_lists_the_bundled_spec_values(capsys) -> None:
@@ -239,24 +233,24 @@ def test_help_lists_the_bundled_spec_values(capsys) -> None:
         assert name in out
 
 
-def test_an_operand_wider_than_any_instruction_is_refused_at_once(capsys) -> None:
+def test_an_operand_wider_than_any_instruction_is_refused_at_once(cli) -> None:
     """mn past the largest N of the fragment tables: refused before any offset is computed
     (the query once ran 51 s for --mn 8000 --k 800)."""
     largest_n = max(n for r in default_spec().of(RegisterFragment)
                     for n in (r.valid_n_values() or ()))
-    code, _, err = run(capsys, "oracle", "smem-offsets", "--dtype", "f16", "--major", "K",
+    code, _, err = cli("oracle", "smem-offsets", "--dtype", "f16", "--major", "K",
                        "--swizzle", "none", "--mn", "8000", "--k", "800", "--lbo", "128",
                        "--sbo", "256")
     assert code == 2 and err.count("\n") == 1
     assert err.startswith(f"ptxconf: error: DOMAIN-SIZE - expected mn <= {largest_n}")
 
 
-def test_an_operand_past_the_descriptor_address_range_is_refused(capsys) -> None:
+def test_an_operand_past_the_descriptor_address_range_is_refused(cli) -> None:
     fmt = descriptor_format(default_spec())
     field = fmt.field("start_address")
     span = 1 << field.address_bits  # 16-byte units up to the field's address bits
     k = 2 * span // (256 * 2)  # f16: 2 bytes an element, twice what the range holds
-    code, _, err = run(capsys, "oracle", "smem-offsets", "--dtype", "f16", "--major", "MN",
+    code, _, err = cli("oracle", "smem-offsets", "--dtype", "f16", "--major", "MN",
                        "--swizzle", "none", "--mn", "256", "--k", str(k), "--lbo", "4096",
                        "--sbo", "128")
     assert code == 2 and "DOMAIN-SIZE" in err and f"= {2 * span} bytes" in err

@@ -34,7 +34,6 @@ import pytest
 
 import ptxconf.app.report
 import ptxconf.app.run
-from ptxconf.app.cli import main
 from ptxconf.app.providers import Provider, provider
 from ptxconf.app.report import ReportWriteError, load_results, write_set
 from ptxconf.core.cases import Case, Outcome, fail, passed
@@ -115,10 +114,9 @@ def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
-def _check(out: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, str, str]:
-    code = main(["check", "--gpu", "auto", "--report-dir", str(out), *extra])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+def _check(out: Path, cli: Callable[..., tuple[int, str, str]], *extra: str) -> tuple[int, str, str]:
+    """`ptxconf check` in-process (the conftest's `cli`: stdout after its spec line)."""
+    return cli("check", "--gpu", "auto", "--report-dir", str(out), *extra)
 
 
 # --- faults in a probe ---------------------------------------------------------------------
@@ -137,12 +135,12 @@ def _gpu_here() -> str | None:
     pytest.param("trap", "cuda", "CUDA", marks=pytest.mark.gpu),
 ])
 def test_a_faulting_case_fails_alone_and_the_run_goes_on(
-        fault: str, kind: str, says: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        fault: str, kind: str, says: str, tmp_path: Path, cli: Callable[..., tuple[int, str, str]],
         monkeypatch: pytest.MonkeyPatch, scratch_registry: None) -> None:
     if fault == "trap" and (why := _gpu_here()) is not None:
         pytest.skip(f"a real trap needs a usable sm_90a GPU: {why}")
     monkeypatch.setitem(SCENARIO, "fault", fault)
-    code, out, err = _check(tmp_path / "report", capsys)
+    code, out, err = _check(tmp_path / "report", cli)
     assert code == 1, (out, err)
     assert "Traceback" not in err, err
     assert sorted(p.name for p in (tmp_path / "report").iterdir()) == SET
@@ -243,15 +241,15 @@ needs_proc = pytest.mark.skipif(not Path("/proc/self/fd").is_dir(),
 
 
 @needs_proc
-def test_a_full_disk_keeps_the_published_set(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+def test_a_full_disk_keeps_the_published_set(tmp_path: Path, cli: Callable[..., tuple[int, str, str]],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "report"
-    code, _, err = _check(out, capsys, "--gpu", "off", "--only", "spec.lint[cute/gmma_descriptor]")
+    code, _, err = _check(out, cli, "--gpu", "off", "--only", "spec.lint[cute/gmma_descriptor]")
     assert code == 0, err
     before = _snapshot(out)
     assert sorted(before) == SET
     monkeypatch.setattr(ptxconf.app.report.os, "fdopen", _enospc_in(out, "report.html"))
-    code, stdout, err = _check(out, capsys, "--gpu", "off", "--only", "spec.lint[cute/")
+    code, stdout, err = _check(out, cli, "--gpu", "off", "--only", "spec.lint[cute/")
     assert code == 2, (stdout, err)
     assert err == (f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md not "
                    f"written (report.html: No space left on device); the set there before is "
@@ -264,7 +262,7 @@ def test_a_full_disk_keeps_the_published_set(tmp_path: Path, capsys: pytest.Capt
 
 @needs_proc
 def test_an_interrupted_run_on_a_full_disk_says_both(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path, cli: Callable[..., tuple[int, str, str]], monkeypatch: pytest.MonkeyPatch,
         scratch_registry: None) -> None:
     """Ctrl-C mid-run publishes what completed; when the disk is full that fails too: one line
     says what was not written, the next that the run was interrupted, and the exit is 130."""
@@ -274,7 +272,7 @@ def test_an_interrupted_run_on_a_full_disk_says_both(
     monkeypatch.setitem(SCENARIO, "fault", "interrupted")
     monkeypatch.setattr(ptxconf.app.report.os, "fdopen", _enospc_in(out, "results.json"))
     monkeypatch.setattr(sys, "unraisablehook", sys.unraisablehook)  # main silences it on Ctrl-C
-    code, _, err = _check(out, capsys)
+    code, _, err = _check(out, cli)
     assert code == 130, err
     assert err.splitlines() == [
         f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md not written "
@@ -325,11 +323,11 @@ print(json.dumps({"code": done.returncode, "err": done.stderr, "same": before ==
 
 @pytest.mark.skipif(shutil.which("unshare") is None, reason="needs unshare(1) for a private tmpfs")
 def test_a_really_full_tmpfs_keeps_the_published_set(tmp_path: Path,
-                                                     capsys: pytest.CaptureFixture[str]) -> None:
+                                                     cli: Callable[..., tuple[int, str, str]]) -> None:
     """ENOSPC for real: `ptxconf report` into a tmpfs of TMPFS_BYTES (mounted in a user
     namespace of this test's own) that holds the earlier small set but not the new one."""
     src = tmp_path / "src"
-    code, _, err = _check(src, capsys, "--gpu", "off", "--only", "spec.lint[")
+    code, _, err = _check(src, cli, "--gpu", "off", "--only", "spec.lint[")
     assert code == 0, err
     assert sum(p.stat().st_size for p in src.iterdir()) > TMPFS_BYTES, "the new set must not fit"
     disk = tmp_path / "disk"

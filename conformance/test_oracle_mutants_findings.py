@@ -3,17 +3,19 @@
 
 Expected values come from the documented semantics, worked by hand:
 
-* oracle/findings.py and the head of oracle/findings.yaml: a finding is keyed by case id and the
-  fields of the outcome (dotted keys reach into nested fields; YAML lists and the outcome's tuples
-  compare alike); a DISCREPANCY of a listed case whose fields hold every recorded value is known
-  (it keeps its status, and its fields name the finding and its explanation), one of an unlisted
-  case fails as `finding_new`, one whose fields changed as `finding_changed` (each changed key with
-  its recorded value and the value now, None where the outcome lacks the key), and a listed case
-  that passes fails as `finding_stale`; every other outcome is left as it is. The judged result's
-  code is the finding's, so the case's own discrepancy code is kept in `discrepancy_code`; the
-  report reads `finding` and `explanation` (src/ptxconf/app/report_html.py, src/ptxconf/app/report.py).
+* oracle/findings.py and the head of spec/findings.yaml (the bundled spec's findings, which
+  `judge` uses unless given others; its messages name that file by its path): a finding is keyed
+  by case id and the fields of the outcome (dotted keys reach into nested fields; YAML lists and
+  the outcome's tuples compare alike); a DISCREPANCY of a listed case whose fields hold every
+  recorded value is known (it keeps its status, and its fields name the finding and its
+  explanation), one of an unlisted case fails as `finding_new`, one whose fields changed as
+  `finding_changed` (each changed key with its recorded value and the value now, None where the
+  outcome lacks the key), and a listed case that passes fails as `finding_stale`; every other
+  outcome is left as it is. The judged result's code is the finding's, so the case's own
+  discrepancy code is kept in `discrepancy_code`; the report reads `finding` and `explanation`
+  (src/ptxconf/app/report_html.py, src/ptxconf/app/report.py).
 * the finding entries themselves (name, case, recorded fields, explanation), read off
-  oracle/findings.yaml.
+  spec/findings.yaml.
 * oracle/hypotheses.py's docstring: the oracle takes the chosen reading as an argument, None
   meaning the documented one (what the text most plainly says, or what CUTLASS does); a reading a
   hypothesis does not list is refused, naming the hypothesis and the readings it has.
@@ -26,8 +28,12 @@ import pytest
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle import hypotheses
 from ptxconf.oracle.findings import Finding, field_differences, judge
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
-# oracle/findings.yaml, finding cutedsl-period-s143 (one case, three flat fields)
+#: The file the bundled spec's findings come from, as judge's messages name it.
+FINDINGS_FILE = str(DEFAULT_SPEC_DIR / "findings.yaml")
+
+# spec/findings.yaml, finding cutedsl-period-s143 (one case, three flat fields)
 S143 = "cutedsl.period[cutedsl/worked_examples:period.S143]"
 S143_FIELDS = {"stated_bytes": 32, "period_bytes_if_byte_offsets": 256, "row_width_bytes": 32}
 S143_EXPLANATION = ("The blog reads Swizzle<1,4,3>'s period of 256 offset units as 256 bits = 32 B; "
@@ -91,7 +97,7 @@ def test_a_present_scalar_that_changed_is_shown_as_it_is_now() -> None:
 
 
 def test_the_base_offset_finding_matches_its_nested_lists_given_as_tuples() -> None:
-    """oracle/findings.yaml, base-offset-field-moves-phase: `silicon_followed` maps each probe
+    """spec/findings.yaml, base-offset-field-moves-phase: `silicon_followed` maps each probe
     group to the readings the silicon followed; a probe reports them as tuples."""
     cid = "gpu.hypothesis[base_offset]"
     followed = {"field 0": ("absolute", "absolute_minus_field"),
@@ -112,7 +118,7 @@ def test_the_base_offset_finding_matches_its_nested_lists_given_as_tuples() -> N
 def test_a_new_discrepancy_names_the_findings_file_and_keeps_its_code() -> None:
     r = judge(_disc("x.y[spec:z]", printed="(8,8):(8,1)"))
     assert (r.status, r.code) == (Status.FAIL, "finding_new")
-    assert r.message == "new spec discrepancy (not in oracle/findings.yaml): A says 1, B says 2"
+    assert r.message == f"new spec discrepancy (not in {FINDINGS_FILE}): A says 1, B says 2"
     assert r.fields == {"printed": "(8,8):(8,1)", "discrepancy_code": "documents_disagree"}
 
 
@@ -144,7 +150,7 @@ def test_a_listed_case_that_passes_is_stale() -> None:
     r = judge(_result(S143, Status.PASS, "the stated period is the byte period", "ok", stated_bytes=256))
     assert (r.status, r.code) == (Status.FAIL, "finding_stale")
     assert r.message == ("known finding cutedsl-period-s143 no longer happens (the case passes: the "
-                         "stated period is the byte period); remove it from oracle/findings.yaml")
+                         f"stated period is the byte period); remove it from {FINDINGS_FILE}")
     assert r.fields == {"stated_bytes": 256, "finding": "cutedsl-period-s143"}
 
 
@@ -166,7 +172,7 @@ def test_an_unlisted_case_that_passes_is_left_alone() -> None:
     (hypotheses.SWIZZLE_UNIT, "bytes"),                # CUTLASS's smem_ptr swizzle acts on bytes
     (hypotheses.MN_LBO_SBO_ROLES, "as_documented"),    # the canonical layouts' LBO/SBO tables
     (hypotheses.K_SWIZZLED_LBO, "ignored"),            # "not used, assumed to be 1"
-    (hypotheses.BASE_OFFSET, "absolute"),              # oracle/findings.yaml: documented: absolute
+    (hypotheses.BASE_OFFSET, "absolute"),              # spec/findings.yaml: documented: absolute
     (hypotheses.A_REGISTER_LAYOUT, "a_regs_like_d16"),  # its one reading
 ], ids=lambda v: v.name if isinstance(v, hypotheses.Hypothesis) else None)
 def test_no_chosen_reading_is_the_documented_one(h: hypotheses.Hypothesis, documented: str) -> None:

@@ -158,10 +158,13 @@ def test_instruction_row_the_assembler_rejects(scratch: Path,
 def _without(root: Path, value: str) -> None:
     """Remove a type or shape from a spec tree by editing YAML only: rows whose id or any field
     names `value` go, and `value` leaves every list field; each file's pin (source.row_count)
-    follows its rows, as a spec author's would."""
+    follows its rows, as a spec author's would. The files are the tree's spec files (`spec_files`:
+    its findings.yaml, which holds no rows, is left as it is)."""
     import yaml
 
-    for path in root.rglob("*.yaml"):
+    from ptxconf.oracle.spec import spec_files
+
+    for path in spec_files(root):
         data = yaml.safe_load(path.read_text())
         rows = []
         for row in data.get("rows", []):
