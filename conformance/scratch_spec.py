@@ -1,5 +1,7 @@
 """A copy of the bundled spec with one edit, for tests that need a spec other than the bundled one
-(a field stored with another shift, a row's valid N cut, ...): the edit must match exactly once."""
+(a field stored with another shift, a row's valid N cut, ...): the edit must match exactly once.
+Also a fake ptxconf checkout (a pyproject.toml and a spec/ copy) for the tests of which spec a
+command chooses (ptxconf.oracle.locate)."""
 
 from __future__ import annotations
 
@@ -9,17 +11,57 @@ from pathlib import Path
 
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, load_spec
 
+#: The blank valid-N cell of the k32 .f16 accumulator (the finding k32-f16-valid-n-blank of
+#: spec/findings.yaml), and the same cell filled with the f32 row's N (8..256 step 8, which the
+#: assembler accepts): (file, old, new) for `replace_once`.
+K32_F16_VALID_N = ("wgmma/register_fragments.yaml", 'elements: "N/2", figure: 153, valid_n: null,',
+                   'elements: "N/2", figure: 153, valid_n: [{step_elems: 8, i_min: 1, i_max: 32}],')
+
+#: The name of the finding that cell is, and one of its cases (an assembler-witness case).
+K32_F16_FINDING = "k32-f16-valid-n-blank"
+K32_F16_CASE = "witness.valid_n[wgmma/instruction_types:k32.f16.e4m3.e4m3]"
+
+
+def copy_spec(dest: Path) -> Path:
+    """The bundled spec tree copied to `dest` (its findings.yaml with it; its *.md notes left
+    out), returned."""
+    shutil.copytree(DEFAULT_SPEC_DIR, dest, ignore=shutil.ignore_patterns("*.md"))
+    return dest
+
+
+def replace_once(path: Path, old: str, new: str) -> int:
+    """Replace `old` (there exactly once) by `new` in a file; the 1-based line it was on."""
+    text = path.read_text()
+    assert text.count(old) == 1, f"{path}: {old!r} appears {text.count(old)} times"
+    path.write_text(text.replace(old, new))
+    return text[: text.index(old)].count("\n") + 1
+
 
 def edited_spec(tmp_path: Path, file: str, old: str, new: str,
                 also: Sequence[tuple[str, str]] = ()) -> Spec:
     """The bundled spec copied under tmp_path with `old` replaced by `new` in spec/`file` (and
     each further (old, new) of `also`, in order; each old must be there exactly once), loaded."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    path = root / file
-    text = path.read_text()
+    root = copy_spec(tmp_path / "spec")
     for before, after in ((old, new), *also):
-        assert text.count(before) == 1, f"{file}: {before!r} appears {text.count(before)} times"
-        text = text.replace(before, after)
-    path.write_text(text)
+        replace_once(root / file, before, after)
     return load_spec(root)
+
+
+def without_finding(findings: Path, name: str, dest: Path | None = None) -> Path:
+    """A findings file with the entry `name` removed (written over `findings`, or to `dest`),
+    by editing its text: the entry runs from its `- name:` line to the next entry's."""
+    lines = findings.read_text().splitlines(keepends=True)
+    start = lines.index(f"- name: {name}\n")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("- name: ")), len(lines))
+    out = findings if dest is None else dest
+    out.write_text("".join(lines[:start] + lines[end:]))
+    return out
+
+
+def fake_checkout(folder: Path, project: str = "ptxconf") -> Path:
+    """`folder` laid out as the checkout of a project: a pyproject.toml whose [project] is named
+    `project`, and spec/ a copy of the bundled spec. Returns `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyproject.toml").write_text(f'[project]\nname = "{project}"\nversion = "0.1.0"\n')
+    copy_spec(folder / "spec")
+    return folder
