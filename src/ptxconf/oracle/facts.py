@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ptxconf.oracle import records
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
+from ptxconf.oracle.lint.derived import register_widths_bits
 from ptxconf.oracle.spec import Spec
 
 #: The SM90 accumulator atom (cute/mma_atoms): the 64x8 CLayout every M x N accumulator repeats.
@@ -50,9 +51,9 @@ def warps_per_warpgroup(spec: Spec) -> int:
 
 def register_bits(spec: Spec) -> int:
     """Width of one register of a fragment, in bits (elements per register x element width,
-    from wgmma/register_fragments.yaml; every row must agree)."""
-    widths = {r.elems_per_register * spec.element_bits(t)
-              for r in spec.of(records.RegisterFragment) for t in r.types}
+    from wgmma/register_fragments.yaml; every row must agree: SPEC-FACT, lint/derived.py)."""
+    bits = {r.id: r.width_bits for r in spec.of(records.ElementType)}
+    widths = {w for _, _, w in register_widths_bits(spec.of(records.RegisterFragment), bits)}
     if len(widths) != 1:
         raise ValueError(f"register-fragment rows imply register widths {sorted(widths)}")
     return widths.pop()

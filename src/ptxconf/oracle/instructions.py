@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ptxconf.oracle import facts
+from ptxconf.oracle.lint.derived import valid_n_sources
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec, default_spec
 
@@ -141,23 +142,18 @@ def valid_n_for(spec: Spec, itype: InstructionType) -> tuple[tuple[int, ...], st
     """The valid N of an instruction type and the row they come from.
 
     Where its accumulator row states none (k32.D.f16: the table's valid-N cell sits in the f32
-    row), the N of the sibling rows with the same K, A and B types and another accumulator.
+    row), the N of the sibling rows with the same K, A and B types and another accumulator
+    (`lint.derived.valid_n_sources`; SPEC-FACT refuses a spec where there are none).
     """
     frag = spec.get(RegisterFragment, itype.fragment_d)
-    own = frag.valid_n_values()
-    if own is not None:
-        return own, frag.key
-    sources: list[str] = []
-    values: set[int] = set()
-    for row in spec.of(InstructionType):
-        if (row.k_elems, row.atype, row.btype) == (itype.k_elems, itype.atype, itype.btype):
-            sib = spec.get(RegisterFragment, row.fragment_d).valid_n_values()
-            if sib is not None:
-                sources.append(row.fragment_d)
-                values.update(sib)
-    if not values:
+    frags = {f.id: f for f in spec.of(RegisterFragment)}
+    sources = valid_n_sources(itype, spec.of(InstructionType), frags)
+    if not sources:
         raise ValueError(f"{itype.id}: no register-fragment row states a valid N")
-    return tuple(sorted(values)), f"{frag.key} states none; taken from {', '.join(sources)}"
+    values = tuple(sorted({n for s in sources for n in s.valid_n_values() or ()}))
+    if sources == (frag,):
+        return values, frag.key
+    return values, f"{frag.key} states none; taken from {', '.join(s.id for s in sources)}"
 
 
 def n_ranges(ns: Iterable[int]) -> str:

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from ptxconf.oracle import records
 from ptxconf.oracle.findings import FINDINGS_NAME, Findings, load_findings, spec_findings
 from ptxconf.oracle.lint import RULES, RawDocument, SpecError
+from ptxconf.oracle.lint.derived import derived_errors
 from ptxconf.oracle.lint.refs import cross_file_errors
 from ptxconf.oracle.lint.schema import built_row
 from ptxconf.oracle.locate import BUNDLED_SPEC_DIR, SpecChoice
@@ -185,6 +186,8 @@ def _load_spec(root: Path | str | None) -> Spec:
             rows.extend(_records(doc))
     if not errors:
         errors = cross_file_errors(str(root), rows) + _missing_kinds(root, rows)
+    if not errors:
+        errors = derived_errors(str(root), rows)
     if errors:
         raise SpecErrors(errors)
     return Spec(root, tuple(rows))
