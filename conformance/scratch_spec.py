@@ -21,6 +21,14 @@ K32_F16_VALID_N = ("wgmma/register_fragments.yaml", 'elements: "N/2", figure: 15
 K32_F16_FINDING = "k32-f16-valid-n-blank"
 K32_F16_CASE = "witness.valid_n[wgmma/instruction_types:k32.f16.e4m3.e4m3]"
 
+#: A CPU case of the bundled spec that is a known finding (cutedsl-period-s143: the blog states
+#: Swizzle<1,4,3>'s period as 32 B; it is 256 B on byte addresses), and the edit of its row that
+#: states the byte period instead (the case then passes): (file, old, new) for `replace_once`.
+S143_FINDING = "cutedsl-period-s143"
+S143_CASE = "cutedsl.period[cutedsl/worked_examples:period.S143]"
+S143_FIXED = ("cutedsl/worked_examples.yaml", "period_units: 256, stated_period_bytes: 32,",
+              "period_units: 256, stated_period_bytes: 256,")
+
 
 def copy_spec(dest: Path) -> Path:
     """The bundled spec tree copied to `dest` (its findings.yaml with it; its *.md notes left

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from scratch_spec import copy_spec, fake_checkout, replace_once
+from scratch_spec import S143_CASE, S143_FIXED, copy_spec, fake_checkout, replace_once
 
 from ptxconf.app.cli import main
 from ptxconf.oracle.locate import BUNDLED_SPEC_DIR, SPEC_DIR_ENV, SpecChoice, choose_spec, project_checkout
@@ -28,12 +28,8 @@ SpecLine = Callable[[str], tuple[dict[str, str], str]]
 #: A descriptor query (any spec answers it; spec/wgmma/matrix_descriptor.yaml).
 ENCODE = ["oracle", "descriptor", "encode", "--start-address", "0", "--lbo", "16", "--sbo", "1024",
           "--swizzle", "128B"]
-#: A CPU case of the bundled spec that is a known finding (cutedsl-period-s143: the blog states
-#: Swizzle<1,4,3>'s period as 32 B; it is 256 B on byte addresses), and the edit of its row that
-#: states the byte period instead (the case then passes, so the listed finding is stale).
-S143 = "cutedsl.period[cutedsl/worked_examples:period.S143]"
-S143_FIXED = ("cutedsl/worked_examples.yaml", "period_units: 256, stated_period_bytes: 32,",
-              "period_units: 256, stated_period_bytes: 256,")
+#: A CPU case that is a known finding of the bundled spec (scratch_spec.S143_FIXED: its fix).
+S143 = S143_CASE
 
 
 @pytest.fixture(autouse=True)

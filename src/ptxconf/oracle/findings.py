@@ -98,7 +98,14 @@ def load_findings(path: Path) -> Findings:
             if not isinstance(raw.get(key), kind):
                 raise error(line, f"finding {raw.get('name')!r}: expected {key} as a "
                                   f"{kind.__name__}, got {type(raw.get(key)).__name__}")
-        f = Finding(raw["name"], tuple(str(c) for c in raw["cases"]), raw["fields"],
+        for key in ("cases", "seen_on"):  # lists of text (seen_on may be left out)
+            items = raw.get(key, [])
+            if not isinstance(items, list) or not all(isinstance(i, str) for i in items):
+                raise error(line, f"finding {raw['name']!r}: expected {key} as a list of strings, "
+                                  f"got {items!r}")
+        if not raw["cases"]:
+            raise error(line, f"finding {raw['name']!r}: expected at least one case id in cases")
+        f = Finding(raw["name"], tuple(raw["cases"]), raw["fields"],
                     " ".join(raw["explanation"].split()), tuple(raw.get("seen_on", ())))
         if f.name in names:
             raise error(line, f"finding {f.name!r} is listed twice")
