@@ -19,7 +19,7 @@ SPEC = default_spec()
 CASES = list(cute_atoms.cases(SPEC))
 #: Cases that must report a spec discrepancy, and the fields the message must name.
 # Each case's verdict (a pass, or a known discrepancy with its fields) is judged in
-# conformance/test_cases.py against oracle/findings.yaml; here, what holds the atoms together.
+# conformance/test_cases.py against spec/findings.yaml; here, what holds the atoms together.
 
 
 def test_one_layout_case_per_row() -> None:

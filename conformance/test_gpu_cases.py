@@ -342,7 +342,7 @@ def test_a_fault_is_that_cases_failure_and_the_run_goes_on() -> None:
 def test_a_base_offset_field_that_moves_the_phase_is_the_known_finding() -> None:
     """What the H100 did: absolute with the field 0, relative with the field set per the rule.
     The address cases record it; the hypothesis case is one discrepancy naming both, and it
-    is the known finding (oracle/findings.yaml) exactly."""
+    is the known finding (spec/findings.yaml) exactly."""
     emu = Emulator(SPEC, field_moves_phase=True)
     results = {r.id: r for r in run_emulated(emu, only="base_offset")}
     hyp = results["gpu.hypothesis[base_offset]"]

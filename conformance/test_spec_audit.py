@@ -82,7 +82,7 @@ from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, load_spec, spec_files
 SPEC = load_spec()
 FILES = spec_files(DEFAULT_SPEC_DIR)
 
-#: The discrepancies this audit exposed, each recorded in oracle/findings.yaml.
+#: The discrepancies this audit exposed, each recorded in spec/findings.yaml.
 AUDIT_FINDINGS = {
     "major.convention[cute/major_conventions:cute-name.A.N]":
         "ptx-blas-table-a-non-transposed-is-k-major",
