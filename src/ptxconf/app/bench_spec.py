@@ -27,6 +27,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ptxconf.app.cli_parser import build_parser
+from ptxconf.app.validate import cmd_validate
 from ptxconf.oracle.lint.base import MAX_FILE_BYTES
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, load_spec, spec_files
 
@@ -111,12 +113,12 @@ def _seconds(fn: Callable[[], object], repeat: int) -> float:
 
 
 def _validate(root: Path) -> None:
-    """`ptxconf spec validate --assembler off` on a tree (its output swallowed); raise unless
-    it passed."""
-    from ptxconf.app.cli import main
-
+    """`ptxconf spec validate --assembler off` on a tree (its output swallowed; the command's
+    own function, as `ptxconf` dispatches it); raise unless it passed."""
+    args = build_parser().parse_args(["spec", "validate", "--spec-dir", str(root), "--assembler",
+                                      "off", "--json"])
     with contextlib.redirect_stdout(io.StringIO()) as out:
-        code = main(["spec", "validate", "--spec-dir", str(root), "--assembler", "off", "--json"])
+        code = cmd_validate(args)
     if code != 0:
         raise RuntimeError(f"spec validate refused the synthetic tree (exit {code}): "
                            f"{out.getvalue()[:200]}")

@@ -4,7 +4,6 @@ builds the parser). Names and JSON keys are a stable contract (see README)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -13,74 +12,20 @@ from pathlib import Path
 from typing import Any
 
 from ptxconf.app.cli_parser import build_parser
-
-
-class UsageError(Exception):
-    """Bad input that is not a spec problem: printed as one line, exit 2."""
-
-
-def _spec(args: argparse.Namespace):  # noqa: ANN202 - Spec, imported lazily
-    """The spec the command uses (ptxconf.oracle.locate), named in the first line of its text
-    output and in its JSON."""
-    from ptxconf.oracle.locate import choose_spec
-    from ptxconf.oracle.spec import identity, identity_line, load_chosen
-
-    spec = load_chosen(choose_spec(getattr(args, "spec_dir", None), getattr(args, "findings", None)))
-    args.spec_identity = identity(spec)
-    if not getattr(args, "json", False):
-        print(identity_line(spec), flush=True)
-    return spec
-
-
-def _emit(args: argparse.Namespace, payload: Any, text: str) -> None:
-    """A command's answer: text, or with --json one object that also names the spec used."""
-    if not getattr(args, "json", False):
-        print(text)
-        return
-    if isinstance(payload, dict) and getattr(args, "spec_identity", None):
-        payload = {**payload, "spec": args.spec_identity}
-    print(json.dumps(payload))
+from ptxconf.app.command_io import UsageError
+from ptxconf.app.command_io import command_spec as _spec
+from ptxconf.app.command_io import emit as _emit
 
 
 def cmd_spec(args: argparse.Namespace) -> int:
     """spec validate / spec list."""
     if args.spec_cmd == "validate":
-        return _validate(args)
+        from ptxconf.app.validate import cmd_validate  # the assembler stage's imports, only here
+
+        return cmd_validate(args)
     spec = _spec(args)
     rows = [{"id": r.id, "file": r.file, "kind": r.KIND} for r in spec.rows]
     _emit(args, rows, "\n".join(f"{r['file']}:{r['id']}  ({r['kind']})" for r in rows))
-    return 0
-
-
-def _validate(args: argparse.Namespace) -> int:
-    """spec validate: every problem as `path:line: RULE - message` (or JSON objects); exit 2."""
-    from ptxconf.app.spec_assembler import assembler_stage
-    from ptxconf.oracle.spec import SpecErrors
-
-    try:
-        spec = _spec(args)
-        stage = None if args.assembler == "off" else assembler_stage(spec)
-        if stage is not None and stage.skipped and args.assembler == "on":
-            raise UsageError(f"--assembler on: {stage.skipped}")
-        if stage is not None and stage.errors:
-            raise SpecErrors(list(stage.errors))
-    except SpecErrors as errs:
-        if not args.json:
-            raise
-        problems = [{"path": e.path, "line": e.line, "rule": e.rule, "message": e.message}
-                    for e in errs.errors]
-        print(json.dumps({"ok": False, "problems": problems}))
-        return 2
-    files = sorted({r.file for r in spec.rows})
-    if stage is None:
-        asm = "assembler stage off"
-    elif stage.skipped:
-        asm = f"assembler stage skipped: {stage.skipped}"
-    else:
-        asm = stage.summary
-    _emit(args, {"ok": True, "spec_dir": str(spec.root), "files": len(files),
-                 "rows": len(spec.rows), "problems": [], "assembler": asm},
-          f"{spec.root}: {len(files)} files, {len(spec.rows)} rows, no problems; {asm}")
     return 0
 
 
