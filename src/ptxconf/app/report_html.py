@@ -302,8 +302,8 @@ def _meta_rows(results: list[Result], meta: Mapping[str, Any]) -> tuple[list[tup
         main.append(("commit", str(meta["commit"]), ""))
     spec = meta.get("spec")
     if isinstance(spec, Mapping) and spec.get("root"):
-        main.append(("spec", f"{spec['root']} ({spec.get('origin', '?')})",
-                     f"known findings: {spec.get('findings', '?')}"))
+        shown_spec = f"{spec['root']} ({spec.get('origin', '?')})"
+        main.append(("spec", shown_spec, f"{shown_spec}; known findings: {spec.get('findings', '?')}"))
     if meta.get("spec_sha256"):
         sha = str(meta["spec_sha256"])
         main.append(("spec sha256", sha[:16], sha))
