@@ -5,6 +5,7 @@ command chooses (ptxconf.oracle.locate)."""
 
 from __future__ import annotations
 
+import dataclasses
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,3 +74,12 @@ def fake_checkout(folder: Path, project: str = "ptxconf") -> Path:
     (folder / "pyproject.toml").write_text(f'[project]\nname = "{project}"\nversion = "0.1.0"\n')
     copy_spec(folder / "spec")
     return folder
+
+
+def replaced_row(spec: Spec, key: str, **changes: object) -> Spec:
+    """`spec` with one row's fields changed in memory, past the load-time rules (a check that a
+    loader rule such as SPEC-FACT refuses first is reached only this way)."""
+    rows = tuple(dataclasses.replace(r, **changes) if r.key == key else r for r in spec.rows)
+    if rows == spec.rows:
+        raise KeyError(f"no row {key!r} (or nothing changed)")
+    return Spec(spec.root, rows, spec.findings)

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from case_outcomes import expect_outcome as _expect
 from case_outcomes import run_module_case as _run
-from scratch_spec import edited_spec
+from scratch_spec import edited_spec, replaced_row
 
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
@@ -42,7 +43,7 @@ from ptxconf.oracle.checks import (
 )
 from ptxconf.oracle.checks import smem_layouts as smem
 from ptxconf.oracle.checks.lint_cases import lint_cases
-from ptxconf.oracle.spec import default_spec
+from ptxconf.oracle.spec import SpecErrors, default_spec
 
 # --- element_witness, lint_cases: the cases the bundled spec gives ------------------------------
 
@@ -124,9 +125,12 @@ K16_A_KEY = "wgmma/register_fragments:k16.A.f16"
 
 
 def test_register_type_lanes_per_register(tmp_path: Path) -> None:
-    """k16.A.f16 saying 4 elements per .f16x2 register: the type has 2 lanes."""
-    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml", K16_A,
-                       K16_A.replace("elems_per_register: 2", "elems_per_register: 4"))
+    """k16.A.f16 saying 4 elements per .f16x2 register: the type has 2 lanes (the loader refuses
+    the edit first, SPEC-FACT: 64-bit registers; the check, on the row changed in memory)."""
+    with pytest.raises(SpecErrors, match="register_fragments.yaml:[0-9]+: SPEC-FACT - row 'k16.A.f16'"):
+        edited_spec(tmp_path, "wgmma/register_fragments.yaml", K16_A,
+                    K16_A.replace("elems_per_register: 2", "elems_per_register: 4"))
+    spec = replaced_row(default_spec(), K16_A_KEY, elems_per_register=4)
     got = _run(register_types, spec, f"fragment.register_type[{K16_A_KEY}]")
     _expect(got, Status.FAIL, "mismatch",
             f".f16x2: elements per register: {K16_A_KEY} says 4, its 2 lanes gives 2",
@@ -136,9 +140,11 @@ def test_register_type_lanes_per_register(tmp_path: Path) -> None:
 def test_register_type_scalar_holds_one(tmp_path: Path) -> None:
     """k16.D.f32 ("N/2 number of .f32 registers") saying 2 per register: a scalar .f32 holds 1."""
     row = 'register_type: f32, elems_per_register: 1, last_index: "N/2 - 1", elements: "N/2", figure: 149'
-    spec = edited_spec(tmp_path, "wgmma/register_fragments.yaml", row,
-                       row.replace("elems_per_register: 1", "elems_per_register: 2"))
+    with pytest.raises(SpecErrors, match="SPEC-FACT - row 'k16.D.f32'"):
+        edited_spec(tmp_path, "wgmma/register_fragments.yaml", row,
+                    row.replace("elems_per_register: 1", "elems_per_register: 2"))
     key = "wgmma/register_fragments:k16.D.f32"
+    spec = replaced_row(default_spec(), key, elems_per_register=2)
     got = _run(register_types, spec, f"fragment.register_type[{key}]")
     witness = "a scalar register type"
     _expect(got, Status.FAIL, "mismatch", f".f32: elements per register: {key} says 2, {witness} gives 1",
@@ -322,8 +328,10 @@ def test_element_format_of_f16() -> None:
 
 def test_instruction_k_against_a_wider_f16(tmp_path: Path) -> None:
     """f16 edited to 32 bits: T = 128 / 32 = 4, so one K-major instruction spans 2T = 8, not 16."""
-    spec = edited_spec(tmp_path, "wgmma/element_types.yaml", "id: f16\n    width_bits: 16",
-                       "id: f16\n    width_bits: 32")
+    with pytest.raises(SpecErrors, match="SPEC-FACT"):
+        edited_spec(tmp_path, "wgmma/element_types.yaml", "id: f16\n    width_bits: 16",
+                    "id: f16\n    width_bits: 32")
+    spec = replaced_row(default_spec(), "wgmma/element_types:f16", width_bits=32)
     key = "wgmma/instruction_types:k16.f16.f16.f16"
     got = _run(fragments_checks, spec, f"instruction.fragments[{key}]")
     witness = "the canonical K-major layout's (T,2k) with k=1, T = 128/width(atype)"

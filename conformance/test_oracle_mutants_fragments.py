@@ -13,8 +13,8 @@ import dataclasses
 
 import pytest
 
+from ptxconf.oracle import facts, instructions
 from ptxconf.oracle import fragments as F
-from ptxconf.oracle import instructions
 from ptxconf.oracle.records import CuteLayout, InstructionType
 from ptxconf.oracle.spec import Spec, default_spec
 
@@ -298,7 +298,7 @@ def test_a_row_without_valid_n_takes_them_from_its_one_sibling() -> None:
 
 def _spec_with_d_atom_layout(text: str) -> Spec:
     rows = tuple(dataclasses.replace(r, layout=text)
-                 if isinstance(r, CuteLayout) and r.id == F.D_ATOM_ROW else r for r in SPEC.rows)
+                 if isinstance(r, CuteLayout) and r.id == facts.D_ATOM_ROW else r for r in SPEC.rows)
     return Spec(root=SPEC.root, rows=rows)
 
 
@@ -306,9 +306,9 @@ def _spec_with_d_atom_layout(text: str) -> Spec:
                          ids=["rank-3", "composed"])
 def test_a_d_atom_that_is_not_a_rank_2_layout_is_refused_naming_its_row(text: str) -> None:
     spec = _spec_with_d_atom_layout(text)
-    row = spec.get(CuteLayout, F.D_ATOM_ROW)
+    row = spec.get(CuteLayout, facts.D_ATOM_ROW)
     with pytest.raises(ValueError) as info:
-        F.warpgroup_threads(spec)
+        facts.warpgroup_threads(spec)
     assert str(info.value) == f"{row.key}: {text!r} is not a rank-2 (thread, value) layout"
 
 
