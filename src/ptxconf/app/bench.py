@@ -34,7 +34,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, identity
 
 #: Where the CUDA driver keeps compiled code (its ComputeCache); NVRTC's builds use it too.
 CUDA_CACHE_ENV = "CUDA_CACHE_PATH"
@@ -286,7 +286,7 @@ def _lines(f: dict[str, Any]) -> list[str]:
 def run_bench(spec: Spec, as_json: bool = False, out: Path | None = None,
               naive: int = 24, with_scaling: bool = False) -> int:
     """Measure, print (a table or JSON), and write the JSON to `out` when given."""
-    figures = measure(spec, naive, with_scaling)
+    figures = {**measure(spec, naive, with_scaling), "spec": identity(spec)}
     text = json.dumps(figures, indent=1, default=str)
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)

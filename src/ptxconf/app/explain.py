@@ -18,11 +18,11 @@ descriptor), 2 bad input.
 from __future__ import annotations
 
 import argparse
-import json
 import textwrap
 from pathlib import Path
 from typing import Any
 
+from ptxconf.app.command_io import emit
 from ptxconf.app.draw import Cell, Grid, print_grid, smem_grid, to_svg
 from ptxconf.app.options import spec_options
 
@@ -212,7 +212,7 @@ def _descriptor(args: argparse.Namespace, spec: Any) -> int:
         if args.svg is not None:
             args.svg.write_text(to_svg(_grid(spec, e, args.color_by)), encoding="utf-8")
             out["svg"] = str(args.svg)
-        print(json.dumps(out))
+        emit(args, out, "")
     else:
         _print_descriptor(spec, e, args)
     return 0 if e.verdict == "valid" else 1
@@ -240,7 +240,7 @@ def _layout(args: argparse.Namespace, spec: Any) -> int:
     got = synthesize(spec, args.layout, op, majors=majors, start=args.start_address,
                      swizzle_unit=args.swizzle_unit)
     if args.json:
-        print(json.dumps(got.as_dict()))
+        emit(args, got.as_dict(), "")
         return 0 if isinstance(got, Synthesis) else 1
     ul = got.layout
     print(f"layout {ul.text} ({ul.dtype}; its swizzle read on {ul.swizzle_unit}: "

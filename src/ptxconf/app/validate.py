@@ -4,7 +4,6 @@ and the assembler witness `check` runs; each problem `path:line: RULE - message`
 from __future__ import annotations
 
 import argparse
-import json
 
 from ptxconf.app.command_io import UsageError, command_spec, emit
 from ptxconf.app.spec_assembler import assembler_stage
@@ -25,7 +24,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
             raise
         problems = [{"path": e.path, "line": e.line, "rule": e.rule, "message": e.message}
                     for e in errs.errors]
-        print(json.dumps({"ok": False, "problems": problems}))
+        emit(args, {"ok": False, "problems": problems}, "")  # names the spec where it loaded
         return 2
     files = sorted({r.file for r in spec.rows})
     if stage is None:
