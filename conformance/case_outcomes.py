@@ -1,10 +1,15 @@
-"""Shared by the tests that pin a case's whole outcome (conformance/test_oracle_mutants_*):
-build the cases in the test, run one by id, and compare status, code, message and fields."""
+"""Shared by the tests that check a case's outcome: build the cases in the test, run one by id, and
+compare status, code and fields (a message's wording is pinned once, by a message example:
+conformance/golden_messages.py); and `raises_naming`, for a refusal whose message must name
+some values."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from types import ModuleType
+
+import pytest
 
 from ptxconf.core.cases import Case, execute
 from ptxconf.core.results import Result, Status
@@ -31,12 +36,39 @@ def expect_outcome(res: Result, status: Status, code: str, message: str, **field
     assert res.fields == fields
 
 
+def expect_fields(res: Result, status: Status, code: str, **fields: object) -> None:
+    """The result has this status, code and exactly these fields (its wording is a message
+    example's)."""
+    assert (res.status, res.code) == (status, code)
+    assert res.fields == fields
+
+
+@contextmanager
+def raises_naming(exc: type[BaseException], *values: str) -> Iterator[pytest.ExceptionInfo]:
+    """The block raises `exc`, whose message holds each of `values` (the coordinates and values it
+    names; its whole wording is a message example's, conformance/messages_<area>.py)."""
+    with pytest.raises(exc) as info:
+        yield info
+    text = str(info.value)
+    missing = [v for v in values if v not in text]
+    assert not missing, f"{text!r} does not name {missing}"
+
+
 def expect_mismatch(res: Result, what: str, source: str, documented: object, witness: str,
                     derived: object, status: Status = Status.FAIL) -> None:
     """An expect_equal verdict: its message and its four fields."""
     code = "mismatch" if status is Status.FAIL else "documents_disagree"
     expect_outcome(res, status, code, f"{what}: {source} says {documented!r}, {witness} gives {derived!r}",
                    documented=documented, derived=derived, source=source, witness=witness)
+
+
+def expect_mismatch_fields(res: Result, source: str, documented: object, witness: str,
+                           derived: object, status: Status = Status.FAIL) -> None:
+    """An expect_equal verdict: its status, code and four fields (its wording is the message
+    example expect_equal.mismatch's, conformance/messages_core.py)."""
+    code = "mismatch" if status is Status.FAIL else "documents_disagree"
+    expect_fields(res, status, code, documented=documented, derived=derived, source=source,
+                  witness=witness)
 
 
 def prove_module_claim(module: ModuleType, spec: Spec, claim_id: str, timeout_s: float = 60.0) -> Result:
