@@ -1,4 +1,5 @@
-"""Checks of oracle/algebra/swizzle.py that mutation testing found missing (reports/mutation/README.md).
+"""Swizzles and composed layouts (oracle/algebra/swizzle.py): periods, parameter checks, printing
+and rescaling (the swizzle properties under the algebra are in test_algebra.py).
 
 Expected values come from CuTe's definition of ``Swizzle<B,M,S>`` (``x ^ ((x >> S) & mask)``
 with mask = B ones at bit M; a pattern that repeats every 2**(B+M+S)), from the PTX ISA's

@@ -1,4 +1,5 @@
-"""Checks of oracle/algebra/notation.py that mutation testing found missing (reports/mutation/README.md).
+"""Layout notation (oracle/algebra/notation.py): what `parse` refuses and at which column, bindings,
+and composed layouts with and without a written offset (round trips are in test_algebra.py).
 
 Expected values come from CuTe's printed forms (``Swizzle<B,M,S>``, ``(shape):(stride)``,
 ``inner o offset o outer``; pycute prints the same layouts as ``(8, 64):(64, 1)``), from the
@@ -10,9 +11,8 @@ under test."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
+from case_outcomes import raises_naming
 
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import NotationError, parse
@@ -28,19 +28,19 @@ def test_text_that_is_not_a_string_is_refused_with_no_column() -> None:
     with pytest.raises(NotationError) as info:
         parse(5)  # type: ignore[arg-type]
     # No position to point at: the string form is the bare message, not "... at column None".
-    assert str(info.value) == "expected text, got int"
-    assert info.value.message == "expected text, got int"
+    assert str(info.value) == info.value.message
+    assert "int" in info.value.message
     assert info.value.column is None
 
 
-@pytest.mark.parametrize("bindings, message", [
+@pytest.mark.parametrize("bindings, named", [
     # 'o' is the composition operator, so it cannot be bound even to an int.
-    ({"o": 1}, "bad binding 'o'=1: names bind ints, not 'o'"),
+    ({"o": 1}, "'o'=1"),
     # An ordinary name bound to something other than an int.
-    ({"k": "2"}, "bad binding 'k'='2': names bind ints, not 'o'"),
+    ({"k": "2"}, "'k'='2'"),
 ], ids=["o", "non-int"])
-def test_bindings_bind_ints_to_names_other_than_o(bindings: dict[str, object], message: str) -> None:
-    with pytest.raises(NotationError, match=f"^{re.escape(message)}$"):
+def test_bindings_bind_ints_to_names_other_than_o(bindings: dict[str, object], named: str) -> None:
+    with raises_naming(NotationError, named):
         parse("8:1", bindings)
 
 
@@ -56,33 +56,35 @@ def test_an_uppercase_o_is_an_ordinary_name() -> None:
 # Swizzle<1,4,3> o (8,2) o ...     the outer layout's '(' is column 18
 
 
-@pytest.mark.parametrize("text, message, column", [
+@pytest.mark.parametrize("text, named, column", [
     # A bad shape/stride pair is reported where its layout starts (after two spaces: column 3),
     # not where the parser stood when it found out (the end of the text).
-    ("  (8,8):(1,8,2)", "shape (8, 8) and stride (1, 8, 2) are not congruent", 3),
-    ("Layout<Shape<_4,_2>,Stride<_1,_16,_2>>", "shape (4, 2) and stride (1, 16, 2) are not congruent", 1),
+    ("  (8,8):(1,8,2)", ("(8, 8)", "(1, 8, 2)"), 3),
+    ("Layout<Shape<_4,_2>,Stride<_1,_16,_2>>", ("(4, 2)", "(1, 16, 2)"), 1),
     # ... also as the outer layout of a composition, in either spelling: column 18.
-    ("Swizzle<1,4,3> o (8,8):(1,8,2)", "shape (8, 8) and stride (1, 8, 2) are not congruent", 18),
+    ("Swizzle<1,4,3> o (8,8):(1,8,2)", ("(8, 8)", "(1, 8, 2)"), 18),
     ("Swizzle<1,4,3> o Layout<Shape<_8,_8>,Stride<_1,_8,_2>>",
-     "shape (8, 8) and stride (1, 8, 2) are not congruent", 18),
+     ("(8, 8)", "(1, 8, 2)"), 18),
     # A tuple where the offset goes: reported at the tuple (column 18), not at the second 'o' (24).
-    ("Swizzle<1,4,3> o (8,2) o (8,8):(1,8)", "a composed layout's offset must be an integer", 18),
+    ("Swizzle<1,4,3> o (8,2) o (8,8):(1,8)", ("offset",), 18),
     # A bad swizzle (S < B) is reported where it starts (column 3), not after its '>'.
-    ("  Swizzle<3,4,2>", "invalid Swizzle<3,4,2>: need S >= B >= 0, M >= 0", 3),
+    ("  Swizzle<3,4,2>", ("Swizzle<3,4,2>",), 3),
     # A wrong closing token is named, at its own column (14).
-    ("Swizzle<3,4,3)", "expected '>', found ')'", 14),
+    ("Swizzle<3,4,3)", ("'>'", "found ')'"), 14),
     # A missing stride: nothing after ':' (the end of the text is column 7).
-    ("(8,8):", "expected an integer or a name, found end of text", 7),
+    ("(8,8):", ("found end of text",), 7),
     # An empty tuple element: the ')' at column 4 is named as found.
-    ("(8,):(1,8)", "expected an integer or a name, found ')'", 4),
+    ("(8,):(1,8)", ("found ')'",), 4),
     # 'o' is the operator, never a name: two in a row name the second one (column 18).
-    ("Swizzle<1,4,3> o o (8,8):(1,8)", "expected an integer or a name, found 'o'", 18),
+    ("Swizzle<1,4,3> o o (8,8):(1,8)", ("found 'o'",), 18),
 ], ids=["pair", "cpp-pair", "outer-pair", "outer-cpp-pair", "offset-tuple", "swizzle", "closing",
         "end", "empty-element", "o-twice"])
-def test_errors_name_what_was_found_at_its_column(text: str, message: str, column: int) -> None:
-    with pytest.raises(NotationError, match=f"^{re.escape(message)} at column {column}$") as info:
+def test_errors_name_what_was_found_at_its_column(text: str, named: tuple[str, ...], column: int) -> None:
+    """`named`: the values the message names (its whole wording: messages_oracle.py's notation.*)."""
+    with raises_naming(NotationError, *named) as info:
         parse(text)
-    assert info.value.message == message
+    assert all(v in info.value.message for v in named)
+    assert str(info.value) == f"{info.value.message} at column {column}"
     assert info.value.column == column
 
 
