@@ -93,3 +93,59 @@ def _notation_closing() -> str:
 @example("notation.expected_a_value")
 def _notation_value() -> str:
     return _notation("(8,8):")
+
+
+# --- oracle/facts.py: a spec whose row is changed in memory ---------------------------------------
+
+
+def _facts_with(cls_name: str, row_id: str, **changes: object):  # -> Spec
+    from scratch_spec import replaced_row
+
+    from ptxconf.oracle import records
+    from ptxconf.oracle.spec import default_spec
+
+    spec = default_spec()
+    key = spec.get(getattr(records, cls_name), row_id).key
+    return replaced_row(spec, key, **changes)
+
+
+@example("facts.no_cute_name_row")
+def _facts_no_cute_row() -> str:
+    from ptxconf.oracle import facts, records
+    from ptxconf.oracle.spec import Spec, default_spec
+
+    spec = default_spec()
+    spec = Spec(spec.root, tuple(r for r in spec.rows if not (isinstance(r, records.MajorConvention)
+                                                              and r.convention == "cute-name"
+                                                              and r.operand == "B")))
+    return _raised(lambda: facts.cute_letter_major(spec, "B", "T"))
+
+
+@example("facts.warpgroup_does_not_split")
+def _facts_warps_split() -> str:
+    from ptxconf.oracle import facts
+
+    return _raised(lambda: facts.warp_threads(_facts_with("ThreadGroup", "warpgroup", parts=3)))
+
+
+@example("facts.warpgroup_not_in_warps")
+def _facts_not_in_warps() -> str:
+    from ptxconf.oracle import facts
+
+    return _raised(lambda: facts.warps_per_warpgroup(_facts_with("ThreadGroup", "warpgroup",
+                                                                  part="quadpair")))
+
+
+@example("facts.register_widths_disagree")
+def _facts_register_widths() -> str:
+    from ptxconf.oracle import facts
+
+    spec = _facts_with("RegisterFragment", "k16.A.f16", elems_per_register=4)
+    return _raised(lambda: facts.register_bits(spec))
+
+
+@example("facts.float_without_widths")
+def _facts_float_widths() -> str:
+    from ptxconf.oracle import facts
+
+    return _raised(lambda: facts.float_format(_facts_with("ElementType", "f16", exponent_bits=None), "f16"))
