@@ -149,3 +149,46 @@ def _facts_float_widths() -> str:
     from ptxconf.oracle import facts
 
     return _raised(lambda: facts.float_format(_facts_with("ElementType", "f16", exponent_bits=None), "f16"))
+
+
+# --- oracle/descriptor.py: what encode refuses, by keyword ------------------------------------------
+
+
+def _encode_refused(**kwargs: object) -> str:
+    from ptxconf.oracle.descriptor import DescriptorError, descriptor_format
+
+    args = {"start_address_bytes": 0, "lbo_bytes": 16, "sbo_bytes": 16, "swizzle": "none",
+            "base_offset": 0, **kwargs}
+    return _raised(lambda: descriptor_format().encode(**args), DescriptorError)
+
+
+@example("descriptor.not_a_multiple")
+def _descriptor_multiple() -> str:
+    return _encode_refused(lbo_bytes=24)
+
+
+@example("descriptor.negative")
+def _descriptor_negative() -> str:
+    return _encode_refused(sbo_bytes=-16)
+
+
+@example("descriptor.above_the_address_range")
+def _descriptor_range() -> str:
+    return _encode_refused(start_address_bytes=1 << 18)
+
+
+@example("descriptor.does_not_fit_the_field")
+def _descriptor_fit() -> str:
+    return _encode_refused(base_offset=8)
+
+
+@example("descriptor.unknown_swizzle")
+def _descriptor_swizzle() -> str:
+    return _encode_refused(swizzle="16B")
+
+
+@example("descriptor.format_of_what_is_not_a_spec")
+def _descriptor_format_type() -> str:
+    from ptxconf.oracle.descriptor import descriptor_format
+
+    return _raised(lambda: descriptor_format(object()), TypeError)  # type: ignore[arg-type]
