@@ -192,3 +192,53 @@ def _descriptor_format_type() -> str:
     from ptxconf.oracle.descriptor import descriptor_format
 
     return _raised(lambda: descriptor_format(object()), TypeError)  # type: ignore[arg-type]
+
+
+# --- oracle/banks.py --------------------------------------------------------------------------------
+
+
+@example("banks.address_not_aligned")
+def _banks_misaligned() -> str:
+    from ptxconf.oracle import banks
+
+    return _raised(lambda: banks.analyze([0, 6], 4))
+
+
+@example("banks.worst_conflict")
+def _banks_worst() -> str:
+    from ptxconf.oracle import banks
+
+    return banks.analyze([0, 128, 4, None], 4).worst()
+
+
+@example("banks.table_conflict_free")
+def _banks_table_free() -> str:
+    from ptxconf.oracle import banks
+
+    return banks.bank_table([0, 4, 8, 12], 4)
+
+
+@example("banks.table_two_way_conflict")
+def _banks_table_conflict() -> str:
+    from ptxconf.oracle import banks
+
+    return banks.bank_table([4 * t for t in range(16)] + [128 + 4 * t for t in range(16)], 4)
+
+
+@example("banks.row_not_one_chunk")
+def _banks_row_not_chunk() -> str:
+    from ptxconf.oracle import banks
+
+    q = banks.TileQuery("K", "none", "f16", 8, 16)
+    rows = [[0, 4, 2, 6, 8, 10, 12, 14]] + [[16 * r + 2 * e for e in range(8)] for r in range(1, 8)]
+    tile = banks.Tile(q, 8, 16, tuple(tuple(r) for r in rows))
+    return _raised(lambda: tile.core_matrix_reads(0, 0))
+
+
+@example("banks.tile_aliases")
+def _banks_alias() -> str:
+    from ptxconf.oracle import banks
+    from ptxconf.oracle.spec import default_spec
+
+    q = banks.TileQuery("K", "none", "f16", 8, 16, lbo_bytes=0)
+    return _raised(lambda: banks.tile_offsets_bytes(default_spec(), q))
