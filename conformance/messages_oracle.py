@@ -242,3 +242,51 @@ def _banks_alias() -> str:
 
     q = banks.TileQuery("K", "none", "f16", 8, 16, lbo_bytes=0)
     return _raised(lambda: banks.tile_offsets_bytes(default_spec(), q))
+
+
+# --- oracle/findings.py: judge (the bundled findings file's path written as <findings.yaml>) -----
+
+
+def _judged(case_id: str, status_name: str, message: str, code: str, **fields: object) -> str:
+    from ptxconf.core.results import Result, Status
+    from ptxconf.oracle.findings import judge
+    from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
+
+    res = judge(Result(case_id, case_id.split("[")[0], Status[status_name], message, dict(fields), code=code))
+    return res.message.replace(str(DEFAULT_SPEC_DIR / "findings.yaml"), "<findings.yaml>")
+
+
+S143 = "cutedsl.period[cutedsl/worked_examples:period.S143]"
+
+
+@example("findings.new")
+def _finding_new() -> str:
+    return _judged("x.y[spec:z]", "DISCREPANCY", "A says 1, B says 2", "documents_disagree",
+                   printed="(8,8):(8,1)")
+
+
+@example("findings.changed")
+def _finding_changed() -> str:
+    return _judged(S143, "DISCREPANCY", "A says 1, B says 2", "documents_disagree",
+                   stated_bytes=64, period_bytes_if_byte_offsets=256, row_width_bytes=128)
+
+
+@example("findings.changed_text_and_lost_field")
+def _finding_changed_text() -> str:
+    return _judged("cutedsl.printed_atom[cutedsl/atoms_bf16:MN_INTER.bf16]", "DISCREPANCY",
+                   "A says 1, B says 2", "documents_disagree", printed="Swizzle<0,4,3> o 0 o (8,8):(8,1)")
+
+
+@example("findings.stale")
+def _finding_stale() -> str:
+    return _judged(S143, "PASS", "the stated period is the byte period", "ok", stated_bytes=256)
+
+
+# --- oracle/hypotheses.py ----------------------------------------------------------------------------
+
+
+@example("hypotheses.unknown_reading")
+def _unknown_reading() -> str:
+    from ptxconf.oracle import hypotheses
+
+    return _raised(lambda: hypotheses.reading(hypotheses.SWIZZLE_UNIT, "words"))
