@@ -4,6 +4,7 @@ per message shape, each for the input its tests use (see golden_messages.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from golden_messages import example
 
@@ -290,3 +291,59 @@ def _unknown_reading() -> str:
     from ptxconf.oracle import hypotheses
 
     return _raised(lambda: hypotheses.reading(hypotheses.SWIZZLE_UNIT, "words"))
+
+
+# --- oracle/spec.py: what the loader refuses in a tree (the message of its one SpecError) ----------
+
+
+def _load_refused(build: Callable[[Path], Path]) -> str:
+    import tempfile
+
+    from ptxconf.oracle.spec import SpecErrors, load_spec
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = build(Path(tmp))
+        try:
+            load_spec(root)
+        except SpecErrors as e:
+            assert len(e.errors) == 1, e.errors
+            return e.errors[0].message
+    raise AssertionError("the spec loaded")
+
+
+@example("spec.directory_not_found")
+def _spec_no_directory() -> str:
+    return _load_refused(lambda tmp: tmp / "nowhere")
+
+
+@example("spec.no_yaml_files")
+def _spec_no_yaml() -> str:
+    def build(tmp: Path) -> Path:
+        (tmp / "README.md").write_text("# notes only\n")
+        return tmp
+
+    return _load_refused(build)
+
+
+@example("spec.stray_file")
+def _spec_stray() -> str:
+    from scratch_spec import copy_spec
+
+    def build(tmp: Path) -> Path:
+        root = copy_spec(tmp / "spec")
+        (root / "wgmma" / "base_offset.yaml.bak").write_text("kind: base_offset_rule\n")
+        return root
+
+    return _load_refused(build)
+
+
+@example("spec.no_rows_of_a_kind")
+def _spec_missing_kind() -> str:
+    from scratch_spec import copy_spec
+
+    def build(tmp: Path) -> Path:
+        root = copy_spec(tmp / "spec")
+        (root / "wgmma" / "base_offset.yaml").unlink()
+        return root
+
+    return _load_refused(build)

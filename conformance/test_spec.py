@@ -1,5 +1,5 @@
-"""Checks of oracle/spec.py (the spec loader) that mutation testing found missing
-(reports/mutation/README.md).
+"""The spec loader (oracle/spec.py): what it refuses in a tree and where, what it passes over, the
+records it builds, `Spec`'s lookups and memo, `default_spec` and `spec_sha256`.
 
 Expected values come from the loader's documented contract and from the spec files, read by hand:
 
@@ -36,8 +36,6 @@ from ptxconf.oracle.lint import RawDocument, SpecError
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, SpecErrors, load_spec, spec_sha256
 
 TYPES = "wgmma/element_types.yaml"
-STRAY = ("only *.yaml spec files (and *.md notes) belong in a spec tree; this one would be "
-         "ignored")
 
 
 @pytest.fixture
@@ -52,6 +50,16 @@ def _refused(root: Path) -> list[SpecError]:
     with pytest.raises(SpecErrors) as info:
         load_spec(root)
     return info.value.errors
+
+
+def _where(errors: list[SpecError]) -> list[tuple[str, int, str]]:
+    """Each problem's path, line and rule (the wording: messages_oracle.py's spec.*)."""
+    return [(e.path, e.line, e.rule) for e in errors]
+
+
+def _stray(error: SpecError) -> bool:
+    """A stray file's problem: it says what belongs in a spec tree."""
+    return "*.yaml" in error.message and "*.md" in error.message
 
 
 # --- SpecErrors ---------------------------------------------------------------------------------
@@ -69,15 +77,16 @@ def test_spec_errors_print_one_problem_a_line() -> None:
 def test_a_missing_directory_is_refused(tmp_path: Path) -> None:
     root = tmp_path / "nowhere"
     errors = _refused(root)
-    assert errors == [SpecError(str(root), 0, "SPEC-SOURCE", "spec directory not found")]
-    assert [str(e) for e in errors] == [f"{root}:0: SPEC-SOURCE - spec directory not found"]
+    assert _where(errors) == [(str(root), 0, "SPEC-SOURCE")]
+    assert [str(e) for e in errors] == [f"{root}:0: SPEC-SOURCE - {errors[0].message}"]
 
 
 def test_a_directory_without_yaml_files_is_refused(tmp_path: Path) -> None:
     (tmp_path / "README.md").write_text("# notes only\n")
     errors = _refused(tmp_path)
-    assert errors == [SpecError(str(tmp_path), 0, "SPEC-SOURCE", "no *.yaml files found")]
-    assert [str(e) for e in errors] == [f"{tmp_path}:0: SPEC-SOURCE - no *.yaml files found"]
+    assert _where(errors) == [(str(tmp_path), 0, "SPEC-SOURCE")]
+    assert "*.yaml" in errors[0].message
+    assert [str(e) for e in errors] == [f"{tmp_path}:0: SPEC-SOURCE - {errors[0].message}"]
 
 
 def test_each_stray_file_is_refused_at_its_first_line(scratch: Path) -> None:
@@ -86,9 +95,9 @@ def test_each_stray_file_is_refused_at_its_first_line(scratch: Path) -> None:
     txt = scratch / "cute" / "notes.txt"
     txt.write_text("a note that is not *.md\n")
     errors = _refused(scratch)
-    assert errors == [SpecError(str(txt), 1, "SPEC-SOURCE", STRAY),
-                      SpecError(str(yml), 1, "SPEC-SOURCE", STRAY)]
-    assert str(errors[0]) == f"{txt}:1: SPEC-SOURCE - {STRAY}"
+    assert _where(errors) == [(str(txt), 1, "SPEC-SOURCE"), (str(yml), 1, "SPEC-SOURCE")]
+    assert all(_stray(e) for e in errors) and errors[0].message == errors[1].message
+    assert str(errors[0]) == f"{txt}:1: SPEC-SOURCE - {errors[0].message}"
 
 
 def test_pycache_folders_and_hidden_files_are_passed_over(scratch: Path) -> None:
@@ -105,7 +114,8 @@ def test_a_hidden_file_is_passed_over_but_a_dotted_name_is_not(scratch: Path) ->
     """Hidden means the name starts with a dot; a dot inside the name makes no file hidden."""
     stray = scratch / "wgmma" / "base_offset.yaml.bak"
     stray.write_text("kind: base_offset_rule\n")
-    assert _refused(scratch) == [SpecError(str(stray), 1, "SPEC-SOURCE", STRAY)]
+    errors = _refused(scratch)
+    assert _where(errors) == [(str(stray), 1, "SPEC-SOURCE")] and _stray(errors[0])
 
 
 def test_a_hidden_folder_is_passed_over_whole(scratch: Path) -> None:
@@ -129,8 +139,8 @@ def test_a_hidden_folder_is_passed_over_whole(scratch: Path) -> None:
 def test_a_missing_table_names_the_tree_and_its_kind(scratch: Path) -> None:
     (scratch / "wgmma" / "base_offset.yaml").unlink()   # kind: base_offset_rule, its only file
     errors = _refused(scratch)
-    assert errors == [SpecError(str(scratch), 0, "SPEC-SOURCE", "no rows of kind 'base_offset_rule': the "
-                                "schema (oracle/records.py) needs a file of this kind")]
+    assert _where(errors) == [(str(scratch), 0, "SPEC-SOURCE")]
+    assert "'base_offset_rule'" in errors[0].message
 
 
 def test_a_row_that_breaks_the_schema_is_reported_not_built(scratch: Path) -> None:
