@@ -2,8 +2,10 @@
 
 `Emulator` stands in for `ptxconf.gpu.runner.ProbeRunner`: it answers the probe calls the GPU
 families make from the oracle's documented readings (and a wmma fragment map of its own), and
-can be told to follow another reading (`swizzle_unit="elements"`) or the H100's base-offset
-behaviour (`field_moves_phase`), so tests can show the cases catch them.
+can be told to follow another reading (`swizzle_unit="elements"`), the H100's base-offset
+behaviour (`field_moves_phase`) or one of the wrong models of `WRONG` (`wrong=NAME`), so tests
+can show the cases catch them (conformance/test_gpu_cases.py: every family of emulated cases
+has a wrong model it must not pass).
 `run_emulated(emu, only)` runs every GPU case (of every GPU provider) against it.
 """
 
@@ -30,6 +32,26 @@ SPEC = default_spec()
 #: The GPU providers, in run order.
 GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
 
+#: Wrong models the emulator can follow instead of the documented one (`Emulator(wrong=NAME)`):
+#: each is a plausible misreading of the PTX ISA or a hardware bug, not noise.
+WRONG = {
+    "device_unusable": "the worker cannot describe its device (no usable GPU)",
+    "k_off_by_one": "the product drops the last K element of A (D = A[:, :-1] B[:, :-1]^T)",
+    "d_thread_off_by_one": "the D fragment map is off by one thread (thread t holds t-1's D)",
+    "a_regs_thread_off_by_one": "register A is read with the fragment map off by one thread",
+    "mn_roles_swapped": "MN-major swizzled layouts: SBO steps along MN, LBO along K",
+    "k_lbo_used": "K-major swizzled layouts: the LBO the ISA calls 'not used' moves the "
+                  "swizzle phase",
+    "swizzle_relative": "the swizzle restarts at the operand start (ignores the address bits)",
+    "base_offset_used": "unswizzled layouts: the base-offset field moves the start by "
+                        "16 bytes a step",
+    "mma_sync_lane_off_by_one": "mma.sync writes D with the quadpair lanes off by one",
+    "wmma_ignores_ldm": "wmma.load reads the matrix as if ldm were the packed stride",
+    "wmma_store_thread_off_by_one": "wmma.store writes thread t's fragment where t-1's goes",
+    "wmma_align_strict": "wmma faults unless pointer and stride are aligned to twice the "
+                         "fragment (stricter than the rule: aligned inputs fault)",
+}
+
 FAKE_SMEM_BASE = 0x400
 MISALIGNED = "CUDARuntimeError: cudaErrorMisalignedAddress: misaligned address"
 
@@ -43,8 +65,11 @@ class Emulator:
     """
 
     def __init__(self, spec: Spec, swizzle_unit: str = "bytes",
-                 field_moves_phase: bool = False) -> None:
+                 field_moves_phase: bool = False, wrong: str = "") -> None:
+        if wrong and wrong not in WRONG:
+            raise ValueError(f"no wrong model {wrong!r}; one of {sorted(WRONG)}")
         self.spec = spec
+        self.wrong = wrong
         self.isa = isa_facts(spec)
         self.swizzle_unit = swizzle_unit
         self.field_moves_phase = field_moves_phase
@@ -70,6 +95,8 @@ class Emulator:
         return True, "emulator"
 
     def _device_describe(self) -> dict[str, Any]:
+        if self.wrong == "device_unusable":
+            raise _Fault("CUDARuntimeError: cudaErrorNoDevice: no CUDA-capable device is detected")
         return {"name": "emulator", "compute_capability": "9.0", "cuda_driver_version": "-",
                 "cuda_runtime_version": "-", "cupy_version": "-"}
 
@@ -86,11 +113,19 @@ class Emulator:
         period = row_swizzle(canonical_row(self.spec, major, str(f["swizzle"]))).period()
         addr = int(f["start_address_bytes"])
         phase = addr
+        lbo, sbo = int(f["lbo_bytes"]), int(f["sbo_bytes"])
         if self.field_moves_phase:  # what the H100 did: the field moves the swizzle phase
             phase -= int(f["base_offset"]) << 7
-        lay = I.OperandLayout(dtype, major, str(f["swizzle"]), mn, k, int(f["lbo_bytes"]),
-                              int(f["sbo_bytes"]), base_offset_bytes=phase % max(period, 1),
-                              swizzle_unit=self.swizzle_unit)
+        if self.wrong == "swizzle_relative":
+            phase = 0
+        if self.wrong == "k_lbo_used" and major == "K" and str(f["swizzle"]) != "none":
+            phase += lbo
+        if self.wrong == "base_offset_used" and str(f["swizzle"]) == "none":
+            addr += int(f["base_offset"]) * 16
+        roles = "swapped" if self.wrong == "mn_roles_swapped" else None
+        lay = I.OperandLayout(dtype, major, str(f["swizzle"]), mn, k, lbo, sbo,
+                              base_offset_bytes=phase % max(period, 1),
+                              swizzle_unit=self.swizzle_unit, mn_lbo_sbo_roles=roles)
         bits = I.element_bits(self.spec, dtype)
         offs = I.offsets(self.spec, lay)
         rel = addr - (FAKE_SMEM_BASE + start)
@@ -115,6 +150,8 @@ class Emulator:
         b = self._operand(image, b_start, b_desc, v.btype, "MN" if v.trans_b else "K", v.n, v.k)
         if v.a_from_regs:
             table = I.fragment_table(self.spec, v.ptx_name, "A")
+            if self.wrong == "a_regs_thread_off_by_one":
+                a_regs = np.roll(np.asarray(a_regs), 1, axis=0)
             raw = I.matrix_from_regs(a_regs, table, (v.m, v.k), I.element_bits(self.spec,
                                                                                 v.atype))
             a = I.decode(self.spec, v.atype, raw)
@@ -123,10 +160,15 @@ class Emulator:
             a_desc = full(a_desc_rel, a_start)
             a = self._operand(image, a_start, a_desc, v.atype, "MN" if v.trans_a else "K", v.m,
                               v.k)
-        d = I.matmul(a.astype(np.int64), b.astype(np.int64))
+        a = a.astype(np.int64)
+        if self.wrong == "k_off_by_one":
+            a[:, -1] = 0
+        d = I.matmul(a, b.astype(np.int64))
         table = I.fragment_table(self.spec, v.ptx_name, "D")
         regs = I.regs_from_matrix(I.encode(self.spec, v.dtype, d), table, self.isa.warpgroup_threads,
                                   v.nreg_d, I.element_bits(self.spec, v.dtype))
+        if self.wrong == "d_thread_off_by_one":
+            regs = np.roll(regs, 1, axis=0)
         return probes.WgmmaDump(v, regs, FAKE_SMEM_BASE,
                                 None if a_start is None else FAKE_SMEM_BASE + a_start,
                                 FAKE_SMEM_BASE + b_start, a_desc, b_desc)
@@ -148,6 +190,8 @@ class Emulator:
 
         a, b = operand(a_words, v.a_layout), operand(b_words, v.b_layout)
         d = np.einsum("qmk,qnk->qmn", a.astype(np.int64), b.astype(np.int64))
+        if self.wrong == "mma_sync_lane_off_by_one":
+            lanes = np.roll(lanes, 1, axis=-1)
         return MS.pack(self.spec, d, lanes, MS.slots(v.c_layout, 8, 8), v.nreg_d, v.acc)
 
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:
@@ -170,12 +214,15 @@ class Emulator:
     def _offsets(self, v: WmmaVariant, ldm: int, col_major: bool | None) -> np.ndarray:
         rows, cols, _, fb = self._wmma_geometry(v)
         layout = v.layout or ("col" if col_major else "row")
+        if self.wrong == "wmma_ignores_ldm":
+            ldm = cols if layout == "row" else rows
         return I.wmma_element_offsets(rows, cols, layout, ldm, I.element_bits(self.spec,
                                                                                 v.dtype))
 
     def _check_align(self, v: WmmaVariant, ldm: int, offset: int) -> None:
         _, _, _, fb = self._wmma_geometry(v)
         bits = I.element_bits(self.spec, v.dtype)
+        fb *= 2 if self.wrong == "wmma_align_strict" else 1
         if offset % fb or (ldm * bits // 8) % fb:
             raise _Fault(MISALIGNED)
 
@@ -205,6 +252,8 @@ class Emulator:
         rows, cols, num, fb = self._wmma_geometry(v)
         bits = I.element_bits(self.spec, v.dtype)
         slots = I.wmma_fragment_slots(frag_words, num, fb, bits)
+        if self.wrong == "wmma_store_thread_off_by_one":
+            slots = np.roll(slots, 1, axis=0)
         cells = self._cells(v)
         mat = np.zeros((rows, cols), dtype=np.uint64)
         mat[cells[..., 0], cells[..., 1]] = slots
@@ -223,6 +272,18 @@ def emulated_context(emu: Emulator) -> RunContext:
     ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(SPEC, emu),
                  session.Session.close)
     return ctx
+
+
+def run_case(emu: Emulator, case_id: str) -> Result:
+    """The GPU case `case_id` run against `emu` (in a session of its own)."""
+    ctx = emulated_context(emu)
+    try:
+        found = [c for p in GPU_PROVIDERS for c in p.load(SPEC, ctx) if c.id == case_id]
+        if len(found) != 1:
+            raise KeyError(f"{case_id}: {len(found)} GPU cases have that id")
+        return execute(found[0])
+    finally:
+        ctx.close()
 
 
 def run_emulated(emu: Emulator, only: str | None = None) -> list[Result]:

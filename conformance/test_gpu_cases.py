@@ -6,9 +6,12 @@
 * Every GPU case of every GPU family (the providers of `ptxconf.app.providers.REGISTRY`, by id)
   runs against `Emulator` (conformance/emulator.py), a software model of the probes that
   reads operands the way the oracle's documented readings say (and a wmma fragment map of its
-  own): each must pass. A model that swizzles element offsets instead of bytes must be caught,
-  with the hypothesis case naming the reading it followed; a model that moves the swizzle
-  phase by the base-offset field (what the H100 did) must give the known finding.
+  own): each must pass. And each family of those cases (each hypothesis and each mistake case
+  on its own) must fail against a wrong model (`WRONG_MODELS`: the emulator answering with a
+  wrong reading, `emulator.WRONG`), so a pass against the documented model is not a pass by
+  construction. A model that swizzles element offsets instead of bytes must be caught, with
+  the hypothesis case naming the reading it followed; a model that moves the swizzle phase by
+  the base-offset field (what the H100 did) must give the known finding.
 * With the `gpu` marker, every GPU case runs on the device, all in one session, each judged as
   `ptxconf check` judges it (`judge(execute(case))`); they skip with `gpu_problem()`'s reason
   where no usable sm_90a device is found.
@@ -23,7 +26,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from emulator import MISALIGNED, Emulator, emulated_context, run_emulated  # conformance/emulator.py
+from emulator import (  # conformance/emulator.py
+    MISALIGNED,
+    WRONG,
+    Emulator,
+    emulated_context,
+    run_case,
+    run_emulated,
+)
 
 from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import Case, execute
@@ -298,6 +308,86 @@ def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
         assert r.fields["map"] and r.fields["map_fingerprint"].startswith("sha256:")
     if r.check == plan.CHECK_COMPILE and c.key != plan.WMMA_BATCH:
         assert r.fields["all_ones"]["kernels"] == len(PLAN.wgmma_batches[c.key])
+
+
+_V = "wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16"
+#: For every family of emulated cases (each hypothesis and each mistake case by itself, as each
+#: judges something else): a case, a wrong model of the device (Emulator keywords) and the
+#: code that case must fail with against it, judged as `ptxconf check` judges it.
+WRONG_MODELS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "gpu.device": ("gpu.device[sm_90a]", {"wrong": "device_unusable"}, "gpu_unusable"),
+    "gpu.compile": ("gpu.compile[wgmma:00]", {"wrong": "k_off_by_one"}, "silicon_disagrees"),
+    "gpu.variant": (f"gpu.variant[{_V}:SS:t00]", {"wrong": "d_thread_off_by_one"},
+                    "silicon_disagrees"),
+    "gpu.smem_map": ("gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]",
+                     {"swizzle_unit": "elements"}, "silicon_disagrees"),
+    # an observation: it fails when silicon follows none of the readings it tells apart
+    "gpu.address.start": (f"gpu.address.start[{_V}:K_SW128:+256:base_offset=2]",
+                          {"wrong": "d_thread_off_by_one"}, "silicon_disagrees"),
+    "gpu.address.unused_lbo": (
+        "gpu.address.unused_lbo[wgmma.mma_async.sync.aligned.m64n136k16.f16.f16.f16:K_SW128]",
+        {"wrong": "k_lbo_used"}, "finding_new"),
+    "gpu.address.unused_base_offset": (f"gpu.address.unused_base_offset[{_V}:K_INTER]",
+                                       {"wrong": "base_offset_used"}, "finding_new"),
+    "gpu.hypothesis[swizzle_unit]": ("gpu.hypothesis[swizzle_unit]",
+                                     {"swizzle_unit": "elements"}, "finding_new"),
+    # the probe of the documented reading reads past the operand's image under the swapped
+    # roles: the emulator faults there, so the case fails as a fault, not as 'swapped'
+    "gpu.hypothesis[mn_lbo_sbo_roles]": ("gpu.hypothesis[mn_lbo_sbo_roles]",
+                                         {"wrong": "mn_roles_swapped"}, "gpu_fault"),
+    "gpu.hypothesis[k_swizzled_lbo]": ("gpu.hypothesis[k_swizzled_lbo]",
+                                       {"wrong": "k_lbo_used"}, "finding_new"),
+    "gpu.hypothesis[base_offset]": ("gpu.hypothesis[base_offset]",
+                                    {"wrong": "swizzle_relative"}, "silicon_disagrees"),
+    "gpu.hypothesis[a_regs_like_d16]": ("gpu.hypothesis[a_regs_like_d16]",
+                                        {"wrong": "a_regs_thread_off_by_one"},
+                                        "silicon_disagrees"),
+    **{f"gpu.mistake[{name}]": (f"gpu.mistake[{name}]", model, "silicon_disagrees")
+       for name, model in (("lbo_sbo_swapped", {"swizzle_unit": "elements"}),
+                           ("mn_roles_swapped", {"wrong": "mn_roles_swapped"}),
+                           ("wrong_swizzle_mode", {"swizzle_unit": "elements"}),
+                           ("k_beyond_swizzle_row", {"swizzle_unit": "elements"}),
+                           ("ignored_lbo", {"wrong": "k_lbo_used"}),
+                           ("ignored_base_offset", {"wrong": "base_offset_used"}),
+                           ("overrun", {"wrong": "d_thread_off_by_one"}),
+                           ("sbo_zero", {"wrong": "d_thread_off_by_one"}))},
+    "gpu.mma_sync": ("gpu.mma_sync[SM70_8x8x4_F32F16F16F32_TN]",
+                     {"wrong": "mma_sync_lane_off_by_one"}, "silicon_disagrees"),
+    "gpu.wmma.load": ("gpu.wmma.load[m16n16k16.f16.a.row]", {"wrong": "wmma_ignores_ldm"},
+                      "silicon_disagrees"),
+    "gpu.wmma.store": ("gpu.wmma.store[m16n16k16.f16.c:row]",
+                       {"wrong": "wmma_store_thread_off_by_one"}, "silicon_disagrees"),
+    # the aligned reference load faults under the stricter rule
+    "gpu.wmma.align": ("gpu.wmma.align[m16n16k16.f16.a.row:pointer]",
+                       {"wrong": "wmma_align_strict"}, "gpu_fault"),
+}
+
+
+def emulated_family(case_id: str) -> str:
+    """What `WRONG_MODELS` is keyed by: the case id of a hypothesis or mistake case, else the
+    family (the id up to its '[')."""
+    family = case_id.split("[")[0]
+    return case_id if family in ("gpu.hypothesis", "gpu.mistake") else family
+
+
+def test_every_emulated_family_has_a_wrong_model() -> None:
+    families = {emulated_family(i) for i in EMULATED_IDS}
+    assert families == set(WRONG_MODELS), (sorted(families - set(WRONG_MODELS)),
+                                           sorted(set(WRONG_MODELS) - families))
+    assert all(case_id in EMULATED_IDS and emulated_family(case_id) == family
+               for family, (case_id, _, _) in WRONG_MODELS.items())
+    used = {m["wrong"] for _, m, _ in WRONG_MODELS.values() if "wrong" in m}
+    assert used == set(WRONG), f"wrong models no case is run against: {set(WRONG) - used}"
+
+
+@pytest.mark.parametrize("family", list(WRONG_MODELS))
+def test_a_wrong_model_fails_the_family(family: str) -> None:
+    """The case passes against the documented model (above) and fails against this one: the
+    judgement reads the device's answer, it does not only restate the oracle."""
+    case_id, model, code = WRONG_MODELS[family]
+    r = judge(run_case(Emulator(SPEC, **model), case_id))
+    assert r.status in (Status.FAIL, Status.DISCREPANCY) and r.code == code, (
+        f"{model}: {r.status.value} [{r.code}]: {r.message}")
 
 
 def test_every_gpu_family_is_a_provider() -> None:
