@@ -156,7 +156,9 @@ def scaling(tmp: Path, gpus: int) -> dict[str, Any]:
 
 def _ratio(slow: dict[str, Any], fast: dict[str, Any]) -> float:
     """One run's wall time over another's, to two places."""
-    return round(slow["wall_s"] / max(fast["wall_s"], 1e-9), 2)
+    slow_s: float = slow["wall_s"]
+    fast_s: float = fast["wall_s"]
+    return round(slow_s / max(fast_s, 1e-9), 2)
 
 
 def naive_sample(spec: Spec, sample: int, tmp: Path) -> dict[str, Any]:

@@ -9,12 +9,16 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.cli_parser import build_parser
 from ptxconf.app.command_io import UsageError
 from ptxconf.app.command_io import command_spec as _spec
 from ptxconf.app.command_io import emit as _emit
+
+if TYPE_CHECKING:
+    from ptxconf.core.results import Result
+    from ptxconf.oracle.spec import Spec
 
 
 def cmd_spec(args: argparse.Namespace) -> int:
@@ -148,9 +152,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     check_writable(out_dir)
     meta = run_meta(spec, opts)
     start = time.perf_counter()
-    completed: list[Any] = []
+    completed: list[Result] = []
 
-    def on_result(r: Any) -> None:
+    def on_result(r: Result) -> None:
         completed.append(r)
         tick(r)
 
@@ -201,7 +205,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     return code
 
 
-def _resumable(run_dir: Path, spec: Any) -> dict[str, Any]:
+def _resumable(run_dir: Path, spec: Spec) -> dict[str, Result]:
     """The completed results of an interrupted run, by id (refused unless it was one, of this spec)."""
     from ptxconf.app.report import load_results
     from ptxconf.oracle.spec import spec_sha256

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
@@ -23,7 +24,7 @@ class _SpecValues:
     def __contains__(self, value: object) -> bool:
         return isinstance(value, str)
 
-    def __iter__(self):  # noqa: ANN204 - Iterator[str]
+    def __iter__(self) -> Iterator[str]:
         from ptxconf.oracle import domain
         from ptxconf.oracle.spec import default_spec
 

@@ -20,11 +20,15 @@ from __future__ import annotations
 import argparse
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.command_io import emit
 from ptxconf.app.draw import Cell, Grid, print_grid, smem_grid, to_svg
 from ptxconf.app.options import spec_options
+
+if TYPE_CHECKING:
+    from ptxconf.oracle.explain.diagnose import Explanation
+    from ptxconf.oracle.spec import Spec
 
 WIDTH = 100
 
@@ -50,7 +54,7 @@ def _operand_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print everything as one JSON object")
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     """The `explain` subcommands."""
     ex = sub.add_parser("explain", help="what a descriptor or a CuTe layout makes the tensor "
                         "core read, what is wrong with it, the descriptor meant")
@@ -86,7 +90,7 @@ def _wrap(text: str, indent: str = "    ") -> str:
 # --- explain descriptor ------------------------------------------------------------------------
 
 
-def _grid(spec: Any, e: Any, color_by: str) -> Grid:
+def _grid(spec: Spec, e: Explanation, color_by: str) -> Grid:
     from ptxconf.oracle import banks
 
     rm = e.readmap
@@ -114,13 +118,13 @@ def _grid(spec: Any, e: Any, color_by: str) -> Grid:
     return Grid(g.title, g.rows, g.cols, tuple(cells), g.row_axis, g.col_axis, g.legend, g.notes)
 
 
-def _check_lines(spec: Any, e: Any) -> list[str]:
+def _check_lines(spec: Spec, e: Explanation) -> list[str]:
     from ptxconf.oracle.explain.readmap import base_rule
 
     a, ctx, op, d = e.analysis, e.context, e.operand, e.desc
     n = op.mn * op.k
     out = []
-    if a.injective:
+    if a.alias is None:  # injective (readmap.analyse sets the two together)
         out.append(f"  injective   yes: {n} elements at {n} addresses")
     else:
         p, q, x = a.alias
@@ -158,7 +162,7 @@ def _check_lines(spec: Any, e: Any) -> list[str]:
     return out
 
 
-def _print_descriptor(spec: Any, e: Any, args: argparse.Namespace) -> None:
+def _print_descriptor(spec: Spec, e: Explanation, args: argparse.Namespace) -> None:
     d, op = e.desc, e.operand
     print(f"descriptor {d.value:#018x}: {op.describe()}")
     bits = d.bit_fields(spec)
@@ -198,7 +202,7 @@ def _print_descriptor(spec: Any, e: Any, args: argparse.Namespace) -> None:
         print(f"svg: {args.svg}")
 
 
-def _descriptor(args: argparse.Namespace, spec: Any) -> int:
+def _descriptor(args: argparse.Namespace, spec: Spec) -> int:
     from ptxconf.app.providers import gpu_case_ids
     from ptxconf.oracle.explain.diagnose import explain_descriptor
     from ptxconf.oracle.explain.operand import resolve
@@ -221,7 +225,7 @@ def _descriptor(args: argparse.Namespace, spec: Any) -> int:
 # --- explain layout ----------------------------------------------------------------------------
 
 
-def _layout(args: argparse.Namespace, spec: Any) -> int:
+def _layout(args: argparse.Namespace, spec: Spec) -> int:
     from ptxconf.oracle import facts
     from ptxconf.oracle.explain.operand import ExplainError, resolve
     from ptxconf.oracle.explain.readmap import linear
@@ -300,7 +304,7 @@ def atom(major: str, swizzle: str) -> str:
     return atom_name(major, swizzle)
 
 
-def cmd_explain(args: argparse.Namespace, spec: Any) -> int:
+def cmd_explain(args: argparse.Namespace, spec: Spec) -> int:
     """Explain one descriptor or layout."""
     if args.explain_cmd == "descriptor":
         return _descriptor(args, spec)

@@ -85,7 +85,8 @@ class Provider:
 
     def load(self, spec: Spec, ctx: RunContext) -> Iterable[Case]:
         """The provider's cases (its dependencies must be met)."""
-        return _resolve(self.cases)(spec, ctx)
+        cases: Iterable[Case] = _resolve(self.cases)(spec, ctx)
+        return cases
 
     def case_keys(self, spec: Spec) -> list[tuple[str, str]] | None:
         """Every case's (check, key) without running anything, or None when they cannot be

@@ -16,16 +16,19 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.report_html import html_report, markdown_summary
 from ptxconf.core.atomic import write_atomic
 from ptxconf.core.interrupts import blocked
 from ptxconf.core.results import SCHEMA_VERSION, Result, Status, dumps, summarize
 
+if TYPE_CHECKING:
+    from ptxconf.oracle.spec import Spec
+
 
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
-                  spec: Any = None) -> list[Path]:
+                  spec: Spec | None = None) -> list[Path]:
     """Write results.json, junit.xml, report.html and summary.md; return their paths in that
     order. `spec`: the run's spec where the caller has it (the report draws from it)."""
     texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta),

@@ -15,11 +15,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.report_pictures import PictureRef, Pictures, diffs, layout_key, oracle_commands
 from ptxconf.core.cases import CODES
 from ptxconf.core.results import Result, Status, summarize
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from ptxconf.oracle.spec import Spec
 
 #: Order in which statuses are listed: what needs attention first.
 ATTENTION = (Status.FAIL, Status.UNKNOWN, Status.DISCREPANCY, Status.SKIP, Status.PASS)
@@ -85,7 +90,7 @@ class SpecLink:
     label: str  # short: the row's cited table/figure, else the section or anchor
 
 
-def load_report_spec(meta: Mapping[str, Any]) -> Any:
+def load_report_spec(meta: Mapping[str, Any]) -> Spec | None:
     """The spec a report links to and draws from: meta["spec_dir"] where it exists, else the
     bundled spec; None when it cannot be loaded (the report then has no links or oracle
     pictures)."""
@@ -98,12 +103,12 @@ def load_report_spec(meta: Mapping[str, Any]) -> Any:
         return None
 
 
-def spec_index(spec: Any) -> dict[str, SpecLink]:
+def spec_index(spec: Spec | None) -> dict[str, SpecLink]:
     """Row key -> SpecLink (file, line, the document anchor it cites); empty without a spec."""
     return {} if spec is None else _links(spec)
 
 
-def _links(spec: Any) -> dict[str, SpecLink]:
+def _links(spec: Spec) -> dict[str, SpecLink]:
     out: dict[str, SpecLink] = {}
     root = Path(spec.root).resolve()
     for row in spec.rows:
@@ -351,7 +356,7 @@ def _view(r: Result, links: Mapping[str, SpecLink], anchors: set[str] | None = N
 
 
 @functools.cache
-def page_template() -> Any:
+def page_template() -> jinja2.Template:
     """The page's Jinja template, compiled once per process (`ptxconf check` compiles it while
     the GPU lanes run, so that writing the report does not wait for it)."""
     import jinja2
@@ -361,7 +366,7 @@ def page_template() -> Any:
     return env.get_template("report.html.j2")
 
 
-def html_report(results: list[Result], meta: dict[str, Any], spec: Any = None) -> str:
+def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None = None) -> str:
     """report.html: a single self-contained page (see the module docstring). `spec`: the run's
     own spec, where the caller has it (else `load_report_spec`)."""
     try:

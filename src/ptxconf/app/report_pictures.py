@@ -9,7 +9,11 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ptxconf.app.draw import Grid
+    from ptxconf.oracle.spec import Spec
 
 #: What a picture shows of a layout: the first rows (threads) and columns (registers).
 PICTURE_ROWS = 8
@@ -132,11 +136,11 @@ _DRAWN: dict[tuple[str, bool], str] = {}
 class Pictures:
     """Draws pictures once each (deduplicated by content), SVG inline from ptxconf.app.draw."""
 
-    def __init__(self, spec: Any) -> None:
+    def __init__(self, spec: Spec | None) -> None:
         self.spec = spec
         self.by_key: dict[str, Picture] = {}
 
-    def _add(self, grid: Any, owner: str, caption: str, *, text: bool = True) -> PictureRef:
+    def _add(self, grid: Grid, owner: str, caption: str, *, text: bool = True) -> PictureRef:
         from ptxconf.app.draw import Cell, Grid, to_svg
 
         # Row labels padded to the corner label's width, so that `row \ col` clears column 0
@@ -195,7 +199,7 @@ class Pictures:
             return None
 
     @staticmethod
-    def _smem_grid(spec: Any, o: Mapping[str, str], *, short: bool = False) -> Any:
+    def _smem_grid(spec: Spec, o: Mapping[str, str], *, short: bool = False) -> Grid:
         from ptxconf.app.draw import smem_grid
         from ptxconf.oracle import banks
         from ptxconf.oracle.canonical import (
@@ -225,7 +229,7 @@ class Pictures:
                          bank_bytes=banks.BANK_BYTES, banks=banks.BANKS, notes=(shown,))
 
     @staticmethod
-    def _fragment_grid(spec: Any, o: Mapping[str, str]) -> Any:
+    def _fragment_grid(spec: Spec, o: Mapping[str, str]) -> Grid:
         from ptxconf.app.draw import fragment_grid
         from ptxconf.oracle.fragments import fragment_map
 

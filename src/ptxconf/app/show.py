@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.draw import Grid, fragment_grid, print_grid, smem_grid, to_svg
 from ptxconf.app.options import spec_options
+
+if TYPE_CHECKING:
+    from ptxconf.oracle.spec import Spec
 
 
 def _int(text: str) -> int:
@@ -35,7 +38,7 @@ def _threads(text: str) -> list[int]:
     return out
 
 
-def add_parser(sub: Any) -> None:
+def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     """The `show` subcommands."""
     show = sub.add_parser("show", help="draw the oracle's answers (terminal or --svg)")
     ss = show.add_subparsers(dest="show_cmd", required=True)
@@ -80,7 +83,7 @@ def _emit(grid: Grid, svg: Path | None) -> None:
         print(f"svg: {svg}")
 
 
-def smem_picture(spec: Any, dtype: str, major: str, swizzle: str, mn: int, k: int, lbo: int,
+def smem_picture(spec: Spec, dtype: str, major: str, swizzle: str, mn: int, k: int, lbo: int,
                  sbo: int, base_offset: int, field: int, color_by: str) -> Grid:
     """The oracle's read map of one operand as a picture (shared by show and explain)."""
     from ptxconf.oracle import banks
@@ -99,7 +102,7 @@ def smem_picture(spec: Any, dtype: str, major: str, swizzle: str, mn: int, k: in
                      notes=notes)
 
 
-def cmd_show(args: argparse.Namespace, spec: Any) -> int:
+def cmd_show(args: argparse.Namespace, spec: Spec) -> int:
     """Draw one answer."""
     if args.show_cmd == "smem-offsets":
         _emit(smem_picture(spec, args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -62,7 +63,7 @@ def _padded(data: bytes, size: int) -> np.ndarray:
     return out
 
 
-def _launch(kernel: object, threads: int, args: tuple, smem_bytes: int) -> None:
+def _launch(kernel: object, threads: int, args: tuple[object, ...], smem_bytes: int) -> None:
     import cupy
 
     if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
@@ -158,8 +159,8 @@ class _Staged:
     d_info: object
 
 
-def _stage(variant: WgmmaVariant, launches: list[dict], *, desc_start_shift: int | None = None,
-           desc_start_lsb: int | None = None) -> _Staged:
+def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], *,
+           desc_start_shift: int | None = None, desc_start_lsb: int | None = None) -> _Staged:
     """Upload the inputs of many probes of one variant and launch them as one grid, one block
     per probe; identical images are uploaded once."""
     import cupy
@@ -222,7 +223,7 @@ def _dumps(staged: _Staged) -> list[WgmmaDump]:
     return out
 
 
-def _by_image_size(variant: WgmmaVariant, launches: list[dict]) -> list[list[int]]:
+def _by_image_size(variant: WgmmaVariant, launches: list[dict[str, Any]]) -> list[list[int]]:
     """Launch indices grouped by their image's size: one grid per size, so that each block gets
     exactly its image's shared memory (a read past it faults, as a lone launch's would)."""
     groups: dict[int, list[int]] = {}
@@ -235,7 +236,7 @@ def _by_image_size(variant: WgmmaVariant, launches: list[dict]) -> list[list[int
     return list(groups.values())
 
 
-def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaDump]]:
+def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[list[WgmmaDump]]:
     """Stage every grid of every job, synchronise once, and return the dumps in order."""
     import cupy
 
@@ -254,13 +255,13 @@ def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaD
     return out
 
 
-def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict]) -> list[WgmmaDump]:
+def run_wgmma_batch(variant: WgmmaVariant, launches: list[dict[str, Any]]) -> list[WgmmaDump]:
     """Many probes of one variant, a block each, in one grid per image size and one
     synchronisation; each keyword set is what `run_wgmma_dump` takes. A fault ends the batch."""
     return _run_staged([(variant, launches)])[0] if launches else []
 
 
-def run_wgmma_sweep(jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list[list[WgmmaDump]]:
+def run_wgmma_sweep(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[list[WgmmaDump]]:
     """`run_wgmma_batch` for many variants: their grids all launched, then one
     synchronisation."""
     return _run_staged(jobs)
@@ -319,7 +320,8 @@ def run_mma_sync(variant: object, a_words: np.ndarray, b_words: np.ndarray,
     d_c = cupy.asarray(_words(c_words, lanes, nd, "c_words"))
     d_out = cupy.full((lanes, nd), 0xFFFFFFFF, dtype=cupy.uint32)
     _launch(kernel, lanes, (d_a, d_b, d_c, d_out), 0)
-    return d_out.get()
+    words: np.ndarray = d_out.get()
+    return words
 
 
 # --- wmma ----------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ import itertools
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -234,7 +234,7 @@ def valid_n_verdict(spec: Spec, row: InstructionType, sw: Sweep) -> ValidN:
     return ValidN(row, frag, listed, accepted, words)
 
 
-def _valid_n_body(spec: Spec, row: InstructionType, folder: Path | None):  # noqa: ANN202
+def _valid_n_body(spec: Spec, row: InstructionType, folder: Path | None) -> Callable[[], str]:
     def body() -> str:
         sw = sweep(spec, folder)
         v = valid_n_verdict(spec, row, sw)
@@ -296,7 +296,7 @@ def type_table_verdict(spec: Spec, k: int, sw: Sweep) -> tuple[TypeForm, ...]:
     return tuple(out)
 
 
-def _types_body(spec: Spec, k: int, folder: Path | None):  # noqa: ANN202 - a check body
+def _types_body(spec: Spec, k: int, folder: Path | None) -> Callable[[], str]:
     def body() -> str:
         sw = sweep(spec, folder)
         forms = type_table_verdict(spec, k, sw)

@@ -121,8 +121,9 @@ def _float_encode(values: np.ndarray, dtype: str, width: int,
     if np.any(over):
         raise ValueError(f"{dtype}: {v.flat[int(np.argmax(over.ravel()))]!r} is out of range")
     pad = width - 1 - exp_bits - man_bits
-    return ((sign << np.uint64(width - 1)) | (field_exp.astype(np.uint64)
-            << np.uint64(width - 1 - exp_bits)) | (man << np.uint64(pad)))
+    bits: np.ndarray = ((sign << np.uint64(width - 1)) | (field_exp.astype(np.uint64)
+                        << np.uint64(width - 1 - exp_bits)) | (man << np.uint64(pad)))
+    return bits
 
 
 def _float_decode(raw: np.ndarray, dtype: str, width: int,
@@ -446,7 +447,8 @@ class DigitPlan:
 
     def digit(self, codes: np.ndarray, j: int) -> np.ndarray:
         """The j-th digit (least significant first) of each code."""
-        return (np.asarray(codes, dtype=np.int64) // self.base ** j) % self.base
+        digit: np.ndarray = (np.asarray(codes, dtype=np.int64) // self.base ** j) % self.base
+        return digit
 
     def combine(self, digits: Sequence[np.ndarray]) -> np.ndarray:
         """Codes from their digits (least significant first)."""

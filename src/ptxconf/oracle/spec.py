@@ -52,14 +52,16 @@ class Spec:
         """Every record of one kind, in file and row order."""
         if cls not in self._index:
             self._index[cls] = tuple(r for r in self.rows if type(r) is cls)
-        return self._index[cls]
+        rows: tuple[R, ...] = self._index[cls]
+        return rows
 
     def memo(self, key: tuple[Any, ...], make: Callable[[], T]) -> T:
         """A value derived from this spec alone, made once (the rows never change)."""
         key = ("memo", *key)
         if key not in self._index:
             self._index[key] = make()
-        return self._index[key]
+        value: T = self._index[key]
+        return value
 
     def in_file(self, cls: type[R], rel: str) -> tuple[R, ...]:
         """Every record of one kind from one file (relative path, e.g. 'wgmma/x.yaml')."""
@@ -70,7 +72,7 @@ class Spec:
         key = (cls, row_id)
         if key not in self._index:
             self._index[key] = [r for r in self.of(cls) if r.id == row_id]
-        found = self._index[key]
+        found: list[R] = self._index[key]
         if len(found) != 1:
             raise KeyError(f"{cls.KIND} {row_id!r}: {len(found)} rows")
         return found[0]

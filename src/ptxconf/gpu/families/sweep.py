@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from ..session import Session, planned_family
 from ..variants import WgmmaVariant
 
 PROVIDER = "gpu-sweep"
+T = TypeVar("T")
 #: What one probe set hands back: its launches, and how to read their dumps into
 #: (what was compared, the diff).
 Decode = Callable[[list[Any]], list[tuple[str, I.Diff]]]
@@ -45,10 +46,11 @@ def variant_key(v: WgmmaVariant) -> str:
     return key + (f":t{v.trans_a}{v.trans_b}" if v.takes_trans else "")
 
 
-def _memo(sess: Session, key: tuple[Any, ...], make: Callable[[], Any]) -> Any:
+def _memo(sess: Session, key: tuple[Any, ...], make: Callable[[], T]) -> T:
     if key not in sess.memo:
         sess.memo[key] = make()
-    return sess.memo[key]
+    value: T = sess.memo[key]
+    return value
 
 
 def _operand(sess: Session, dtype: str, rows: int, v: WgmmaVariant, what: str) -> np.ndarray:
@@ -274,7 +276,7 @@ def _variant_body(v: WgmmaVariant) -> Callable[[Session], Outcome]:
             members = sess.plan.batch(batch) if batch else (v,)
             run_module(sess, tuple(m for m in members if isinstance(m, WgmmaVariant)
                                    and ("outcome", m) not in sess.memo))
-        out = sess.memo.pop(key)
+        out: Outcome | BaseException = sess.memo.pop(key)
         if isinstance(out, BaseException):
             raise out
         return out

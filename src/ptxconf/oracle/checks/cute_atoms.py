@@ -227,7 +227,7 @@ def _clayout_repeat(spec: Spec, row: CuteLayout) -> str:
                    f"{derived}", documented=row.layout, derived=str(derived))
     same_text = str(derived) == row.layout.replace(" ", "")
     reps = derived[1].shape[-1]  # type: ignore[index]
-    return (f"{row.layout} == {fragments.D_ATOM_ROW} x logical_product({reps}:1) = {derived}"
+    return (f"{row.layout} == {facts.D_ATOM_ROW} x logical_product({reps}:1) = {derived}"
             + ("" if same_text else " (as functions)"))
 
 

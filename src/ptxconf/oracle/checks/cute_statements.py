@@ -14,7 +14,7 @@ from functools import partial
 from typing import Any
 
 from ptxconf.core.results import Status
-from ptxconf.oracle import facts, fragments
+from ptxconf.oracle import facts
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
@@ -183,7 +183,7 @@ def _thread_group(spec: Spec, grp: ThreadGroup, rows: tuple[CuteLayout, ...]) ->
     name = grp.id.split(".")[0]
     if name == "warpgroup":
         expect_equal("threads of a warpgroup", grp.threads, facts.warpgroup_threads(spec),
-                     source=grp.key, witness=f"the thread mode of {fragments.D_ATOM_ROW}")
+                     source=grp.key, witness=f"the thread mode of {facts.D_ATOM_ROW}")
     elif name == "warp":
         expect_equal("threads of a warp", grp.threads, facts.warp_threads(spec), source=grp.key,
                      witness="facts.warp_threads (warpgroup threads / its warps)")

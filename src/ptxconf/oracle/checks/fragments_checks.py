@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from functools import partial
 
 from ptxconf.core.results import Status
-from ptxconf.oracle import facts, fragments
+from ptxconf.oracle import facts
 from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.records import (
     CuteLayout,
@@ -73,7 +73,7 @@ def _counts(spec: Spec, row: RegisterFragment) -> str:
         raise fail(f"{row.key}: expected shape m<M>nNk<K> and last_index, got {row.shape!r}, "
                    f"{row.last_index!r}")
     expect_equal("M of the section's shape", int(shape["m"]), wgmma_m, source=row.key,
-                 witness=f"rows of {fragments.D_ATOM_ROW} (seed 004)", status=Status.DISCREPANCY)
+                 witness=f"rows of {facts.D_ATOM_ROW} (seed 004)", status=Status.DISCREPANCY)
     expect_equal("K of the section's shape", int(shape["k"]), row.k_elems, source=row.key,
                  witness="the row's k_elems")
     reg = _REGISTER_TYPE.fullmatch(row.register_type)
@@ -89,11 +89,11 @@ def _counts(spec: Spec, row: RegisterFragment) -> str:
                      register_bits // spec.element_bits(t), source=row.key,
                      witness=f"{register_bits} / width({t})")
     ns = row.valid_n_values() or probe_n(spec)
-    atom_n = spec.get(CuteLayout, fragments.D_ATOM_ROW).codomain_mn[1]
+    atom_n = spec.get(CuteLayout, facts.D_ATOM_ROW).codomain_mn[1]
     for n in ns:
         if n % atom_n:
             raise fail(f"valid N {n} is not a multiple of {atom_n}, the N of the accumulator "
-                       f"atom {fragments.D_ATOM_ROW} that an M x N accumulator repeats")
+                       f"atom {facts.D_ATOM_ROW} that an M x N accumulator repeats")
         try:
             regs, elems = row.registers_for(n), row.elements_for(n)
         except ValueError as exc:

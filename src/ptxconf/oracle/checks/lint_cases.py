@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from ptxconf.core.cases import Case, case, passed
+from ptxconf.core.cases import Case, Outcome, case, passed
 from ptxconf.oracle.spec import Spec
 
 CHECK = "spec.lint"
@@ -23,7 +23,7 @@ def lint_cases(spec: Spec, ctx: Any = None) -> Iterator[Case]:
     for row in spec.rows:
         by_file.setdefault(row.file, Counter())[row.KIND] += 1
     for rel, kinds in by_file.items():
-        def body(rel: str = rel, kinds: Counter[str] = kinds):  # noqa: ANN202 - a case body
+        def body(rel: str = rel, kinds: Counter[str] = kinds) -> Outcome:
             total = sum(kinds.values())
             return passed(f"{rel}: {total} rows, every lint rule passes",
                           rows=total, kinds=dict(kinds))

@@ -275,7 +275,7 @@ def _injective(spec: Spec, row: CanonicalLayout) -> str:
     return f"injective in {tried} instantiations (k within one {row.swizzle} atom)"
 
 
-def first_collision(layout: Layout | ComposedLayout) -> tuple[tuple, tuple, int] | None:
+def first_collision(layout: Layout | ComposedLayout) -> tuple[tuple[int, int], tuple[int, int], int] | None:
     """Two coordinates (mn, k) that map to one offset, or None when injective."""
     seen: dict[int, tuple[int, int]] = {}
     rows, cols = (layout[0].size(), layout[1].size()) if isinstance(layout, Layout) else \

@@ -150,7 +150,8 @@ class ReadMap:
 
     def offsets(self) -> list[list[int]]:
         """Offsets from the descriptor start, as `ptxconf oracle smem-offsets` prints them."""
-        return (self.addresses - self.desc.start_address).tolist()
+        offsets: list[list[int]] = (self.addresses - self.desc.start_address).tolist()
+        return offsets
 
 
 def query(spec: Spec, op: Operand, desc: Descriptor) -> canonical.SmemQuery:
@@ -188,12 +189,13 @@ class Linear:
     def addresses(self, spec: Spec, desc: Descriptor) -> np.ndarray:
         """The same addresses `read_map` gives, computed in one pass (the search's fast path;
         conformance/test_explain.py checks it against the oracle)."""
-        off = self.base + self.lbo_steps * desc.lbo + self.sbo_steps * desc.sbo
+        off: np.ndarray = self.base + self.lbo_steps * desc.lbo + self.sbo_steps * desc.sbo
         phase = hardware_phase(spec, desc)
         if phase is None:
             return desc.start_address + off
         x = phase + off
-        return desc.start_address - phase + (x ^ ((x >> self.swz.shift) & self.swz.zzz_mask))
+        swizzled: np.ndarray = x ^ ((x >> self.swz.shift) & self.swz.zzz_mask)
+        return desc.start_address - phase + swizzled
 
 
 @functools.lru_cache(maxsize=256)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
@@ -99,8 +99,19 @@ MAX_FILE_BYTES = 1 << 20
 MAX_DEPTH = 16
 
 #: libyaml's safe loader where PyYAML was built with it (the pure-Python one takes seconds to
-#: parse a 1 MB spec); the same safe_load semantics.
-_BASE_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: parse a 1 MB spec); the same safe_load semantics. Typed as the pure-Python one (both are a
+#: safe constructor and resolver over a parser), with the types of the two methods used here
+#: that types-PyYAML leaves unannotated.
+if TYPE_CHECKING:
+    class _BASE_LOADER(yaml.SafeLoader):
+        def resolve(self, kind: type[yaml.Node], value: str | None,
+                    implicit: tuple[bool, bool]) -> str: ...
+
+        # Any: _compose dispatches on the event's exact type (`type(event) is`), which mypy
+        # does not narrow, and reads the fields of each kind.
+        def get_event(self) -> Any: ...
+else:
+    _BASE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class SpecLoader(_BASE_LOADER):
@@ -278,6 +289,8 @@ def _key_lines(node: yaml.MappingNode) -> dict[str, int]:
 
 def _child(node: yaml.MappingNode, key: str) -> yaml.Node | None:
     """The value node of `key` in a mapping node."""
+    k: yaml.Node
+    v: yaml.Node
     for k, v in node.value:
         if isinstance(k, yaml.ScalarNode) and k.value == key:
             return v

@@ -296,7 +296,8 @@ class Encoder:
         coords = [self.val(v, 16) for v in values]
         expr = self.address(form, coords, {s: int(v) for s, v in env.items()}, start_bits,
                             relative=relative)
-        return z3.simplify(expr).as_long()
+        address: int = z3.simplify(expr).as_long()
+        return address
 
     def is_pow2_multiple(self, x: z3.BitVecRef, log2: int | z3.BitVecRef) -> z3.BoolRef:
         """x is a multiple of 2**log2."""

@@ -159,7 +159,8 @@ class Prover:
 
 def value(model: z3.ModelRef, expr: z3.ExprRef) -> int:
     """A bit-vector's value in a model (unconstrained ones are 0)."""
-    return model.eval(expr, model_completion=True).as_long()
+    n: int = model.eval(expr, model_completion=True).as_long()
+    return n
 
 
 def signed(model: z3.ModelRef, expr: z3.BitVecRef) -> int:
