@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import build
+from .mma_sync import MmaSyncVariant
 from .variants import WgmmaVariant, WmmaVariant
 
 #: Each operand's region of the shared-memory image starts on this boundary; the kernel
@@ -63,12 +64,13 @@ def _padded(data: bytes, size: int) -> np.ndarray:
     return out
 
 
-def _launch(kernel: object, threads: int, args: tuple[object, ...], smem_bytes: int) -> None:
+def _launch(kernel: Any, threads: int, args: tuple[object, ...], smem_bytes: int) -> None:
+    """`kernel`: a cupy.RawKernel (Any: CuPy ships no types)."""
     import cupy
 
     if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
-        kernel.max_dynamic_shared_size_bytes = smem_bytes  # type: ignore[attr-defined]
-    kernel((1,), (threads,), args, shared_mem=smem_bytes)  # type: ignore[operator]
+        kernel.max_dynamic_shared_size_bytes = smem_bytes
+    kernel((1,), (threads,), args, shared_mem=smem_bytes)
     cupy.cuda.get_current_stream().synchronize()
 
 
@@ -155,8 +157,8 @@ class _Staged:
 
     variant: WgmmaVariant
     starts: list[tuple[int | None, int, bool]]
-    d_out: object
-    d_info: object
+    d_out: Any  # cupy arrays (CuPy ships no types)
+    d_info: Any
 
 
 def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], *,
@@ -210,8 +212,8 @@ def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], *,
 
 def _dumps(staged: _Staged) -> list[WgmmaDump]:
     """The dumps of a staged launch (after synchronisation)."""
-    regs = staged.d_out.get()  # type: ignore[attr-defined]
-    info = staged.d_info.get()  # type: ignore[attr-defined]
+    regs = staged.d_out.get()
+    info = staged.d_info.get()
     out = []
     for i, (a_start, b_start, rs) in enumerate(staged.starts):
         base = int(info[i, 0])
@@ -306,13 +308,13 @@ def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
 # --- mma.sync (SM70 8x8x4 atoms) -------------------------------------------------------------
 
 
-def run_mma_sync(variant: object, a_words: np.ndarray, b_words: np.ndarray,
+def run_mma_sync(variant: MmaSyncVariant, a_words: np.ndarray, b_words: np.ndarray,
                  c_words: np.ndarray) -> np.ndarray:
     """One warp issues one mma.sync.m8n8k4: per lane 2 A words, 2 B words and the accumulator
     words in (one row per lane); uint32 [lanes, accumulator words] out."""
     import cupy
 
-    nd = variant.nreg_d  # type: ignore[attr-defined]
+    nd = variant.nreg_d
     lanes = len(a_words)
     kernel = build.mma_sync_kernels([variant])[variant]
     d_a = cupy.asarray(_words(a_words, lanes, 2, "a_words"))

@@ -183,6 +183,7 @@ def _campaign(spec: Spec, out: str | None, wide: bool) -> dict[str, Any]:
         os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "selftest.json"), "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=1, default=str)
+        # numpy's stubs type **kwds as the allow_pickle flag's bool, not the arrays it saves
         np.savez_compressed(os.path.join(out, "selftest_dumps.npz"), **dumps)  # type: ignore[arg-type]
     return report
 

@@ -54,7 +54,7 @@ class DescriptorFormat:
         """The swizzle mode a layout-type code selects, or None for an undefined code."""
         for name, value in (self.fields["layout_type"].codes or {}).items():
             if value == code:
-                return name  # type: ignore[return-value]
+                return name  # type: ignore[return-value]  # layout_type's codes are keyed by mode
         return None
 
     def max_value(self, name: str) -> int:

@@ -82,7 +82,7 @@ def _plain(x: object) -> Layout:
 
 def _flat_tuple(t: object) -> tuple[int, ...]:
     """A mode's shape or stride as a flat tuple."""
-    return tuple(flatten(t))  # type: ignore[arg-type]
+    return tuple(flatten(t))  # type: ignore[arg-type]  # a Layout's mode: an int tuple
 
 
 @functools.lru_cache(maxsize=64)

@@ -226,7 +226,7 @@ def _clayout_repeat(spec: Spec, row: CuteLayout) -> str:
         raise fail(f"{row.key}: {row.layout} differs from the 64x8 atom repeated {n // 8} times: "
                    f"{derived}", documented=row.layout, derived=str(derived))
     same_text = str(derived) == row.layout.replace(" ", "")
-    reps = derived[1].shape[-1]  # type: ignore[index]
+    reps = derived[1].shape[-1]  # type: ignore[index]  # the N mode of a logical product: a tuple
     return (f"{row.layout} == {facts.D_ATOM_ROW} x logical_product({reps}:1) = {derived}"
             + ("" if same_text else " (as functions)"))
 

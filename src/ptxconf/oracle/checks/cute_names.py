@@ -100,7 +100,7 @@ def cpp_layout(text: str, where: str = "") -> Layout:
             raise fail(f"{where}: {text!r}: trailing {tokens[i:]}")
     except IndexError:
         raise fail(f"{where}: {text!r} ends early") from None
-    return Layout(shape, stride)  # type: ignore[arg-type]
+    return Layout(shape, stride)  # type: ignore[arg-type]  # value() builds nested int tuples
 
 
 __all__ = ["ATOM_NAME", "CPP_TOKEN", "TYPE_ORDER", "accumulators", "arch", "atom_k", "cpp_layout", "row_layout",

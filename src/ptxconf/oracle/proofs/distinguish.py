@@ -250,7 +250,7 @@ def _check(op: Operand, m: int, k: int, lbo: int, sbo: int, coord: tuple[int, ..
     if tuple(got) != want:
         raise AssertionError(f"{op.row.key} {op.dtype} {names}: encoding {want}, oracle "
                              f"{tuple(got)}")
-    return want  # type: ignore[return-value]
+    return want  # type: ignore[return-value]  # two names, two addresses
 
 
 def _text(op: Operand, names: tuple[str, str], m: int, k: int, lbo: int, sbo: int,

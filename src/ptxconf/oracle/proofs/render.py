@@ -121,6 +121,7 @@ def text_reproduce(text: str, elem_bits: int, coords: Sequence[tuple[int, ...]],
     layout = parse(text)
     if not isinstance(layout, ComposedLayout):
         raise ValueError(f"{text}: expected Swizzle o layout")
+    # the inner of a `Swizzle o layout` text is its Swizzle
     got = [swizzled_offset(layout.outer(c), elem_bits, layout.inner, reading)  # type: ignore[arg-type]
            for c in coords]
     line = (f'python -c "from ptxconf.oracle.algebra import parse; from ptxconf.oracle.canonical '
