@@ -78,3 +78,9 @@ def prove_module_claim(module: ModuleType, spec: Spec, claim_id: str, timeout_s:
     found = [c for c in module.claims(spec) if c.id == claim_id]
     assert len(found) == 1, f"{claim_id}: {len(found)} claims"
     return run_claim(found[0], timeout_s)
+
+
+def proof_facts(res: Result) -> dict[str, object]:
+    """A proof outcome's facts without Z3's query count (where that count depends on a model Z3
+    chose)."""
+    return {k: v for k, v in res.fields["facts"].items() if k != "queries"}

@@ -1,11 +1,12 @@
-"""Checks of oracle/proofs/wmma_rules.py and oracle/proofs/cases.py that mutation testing found
-missing (reports/mutation/README.md, the sample of proofs/).
+"""The wmma proofs (oracle/proofs/wmma_rules.py): the alignment rule is equivalent to every
+leading-dimension start being fragment-aligned (and needs two starts), and the default stride is
+the leading dimension (a bijection; a stride past it leaves gaps, one below it overlaps; a
+one-row matrix where the oracle disagrees raises).
 
-test_proofs.py builds every claim when it is collected, which mutmut does in its parent process
-with the original code; these build the claims inside the test (`wmma_rules.claims(spec)`), pick
-one by id, run it through `cases.claim_case` (as the run does) and compare the whole outcome:
-status, code, message and the fields a report shows (proof_status, statement, counterexample,
-reproduce, facts).
+The claims are built inside each test (`wmma_rules.claims(spec)`), picked by id and run through
+`cases.claim_case` (as the run does); their outcome is asserted by status, code and fields
+(proof_status, statement, counterexample, reproduce, facts); the messages' wording is pinned by
+messages_proofs.py.
 
 Expected values are worked by hand:
 
@@ -19,9 +20,6 @@ Expected values are worked by hand:
   with one start they do not (p aligned, stride anything), and the smallest such stride at p = 0
   is 1 element: 2 B, not a multiple of F = 32 B;
 * from CuTe's layout function: (rows, cols):(stride, 1) puts (r, c) at r * stride + c;
-* from cases.py's docstring: proved -> PASS "ok"; refuted -> DISCREPANCY "refuted" (these claims
-  are documented); a body that raises -> FAIL "raised" with proof_status "error"; a claim whose
-  worker was lost -> UNKNOWN "proof_lost";
 * a claim that must fail is reached by copying the bundled spec to tmp_path and editing one row
   (conformance/scratch_spec.py): m8n8k4 becomes m1n8k4 (M = 1, so A is 1x4 and has one row)
   with A's row-major stride 5 instead of 4; or m8n8k4 keeps its shape with A's row-major
@@ -40,11 +38,8 @@ from ptxconf.core.cases import execute
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.proofs import wmma_rules
 from ptxconf.oracle.proofs.cases import claim_case
-from ptxconf.oracle.proofs.pool import ProofLost, ProofPool
 from ptxconf.oracle.proofs.runner import Claim
 from ptxconf.oracle.spec import Spec, default_spec
-
-pytest.importorskip("z3")
 
 TIMEOUT_S = 30.0
 ROWS = "wmma/default_strides"
@@ -83,7 +78,8 @@ def _statement(key: str, what: str) -> str:
     return f"{key}: the default stride is the leading dimension"
 
 
-# --- alignment_equivalence --------------------------------------------------------------------
+# --- the alignment rule and the leading-dimension starts ------------------------------------------
+
 
 def test_documented_fragment_size_gives_stride_one_single_start(spec: Spec) -> None:
     """m16n16k16.a.row.f16 (F = 32 B documented): 16 rows; one start, stride 1 elem, rule fails."""
@@ -92,9 +88,9 @@ def test_documented_fragment_size_gives_stride_one_single_start(spec: Spec) -> N
     assert (got.status, got.code) == (Status.PASS, "ok")
     # A is MxK = 16x16; row-major: 16 row starts. A single start at p = 0 is aligned whatever the
     # stride; the rule wants 2 * stride % 32 == 0, so stride 1 (2 B) is the smallest that fails.
-    assert got.message == (f"{key}: rule <=> all 16 row starts F-aligned, for every p and stride "
-                           "(16x16; f16, F=32 B (documented); needs count >= 2: a single start "
-                           "p=0x0 with stride=1 elems (F=32 B) is aligned, the rule fails)")
+    for named in ("all 16 row starts", "(16x16; f16, F=32 B (documented)",
+                  "p=0x0 with stride=1 elems (F=32 B)"):
+        assert named in got.message, (named, got.message)
     assert got.fields["proof_status"] == "proved"
     assert got.fields["statement"] == _statement(key, "align")
     assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
@@ -109,11 +105,9 @@ def test_column_layout_counts_column_starts(spec: Spec) -> None:
     assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
     # F is any power of two <= 2^16 B here; the single-start witness is stride 1 (2 B) at p = 0,
     # with some F the solver picks that does not divide 2 B: F in 4 .. 65536.
-    head = (f"{key}: rule <=> all 32 column starts F-aligned, for every p and stride (16x32; f16, "
-            "any power-of-two F <= 2^16 B; needs count >= 2: a single start p=0x0 with stride=1 "
-            "elems (F=")
-    assert got.message.startswith(head), got.message
-    m = re.fullmatch(r"(\d+) B\) is aligned, the rule fails\)", got.message[len(head):])
+    for named in ("all 32 column starts", "(16x32; f16, any power-of-two F <= 2^16 B"):
+        assert named in got.message, (named, got.message)
+    m = re.search(r"p=0x0 with stride=1 elems \(F=(\d+) B\)", got.message)
     assert m is not None, got.message
     f = int(m.group(1))
     assert f & (f - 1) == 0 and 4 <= f <= 1 << 16, f
@@ -134,22 +128,23 @@ def test_a_single_row_refutes_every_start_implies_rule(one_row_spec: Spec) -> No
     assert p % f == 0 and (8 * stride) % f != 0, cex
     summary = f"p={p:#x}, stride={stride} elems (f64), F={f} B"
     assert cex["summary"] == summary and cex["p"] == hex(p)
-    assert got.message == f"{key} f64: every start aligned => rule fails for {summary}"
+    assert got.message.startswith(f"{key} f64: ") and got.message.endswith(summary), got.message
     assert got.fields["reproduce"] == (
         'python -c "from ptxconf.oracle.wmma import check_alignment; '
         f'print(check_alignment({p:#x}, {stride}, 64, {f}, 1))"')
     assert got.fields["statement"] == _statement(key, "align")
 
 
-# --- default_stride ---------------------------------------------------------------------------
+# --- the default stride is the leading dimension --------------------------------------------------
+
 
 def test_default_stride_of_a_column_major_b_is_its_rows(spec: Spec) -> None:
     """m8n32k16: b_col_elems 16; B is KxN = 16x32, (16,32):(1,16) covers [0, 512) once."""
     key = f"{ROWS}:m8n32k16.b.col"
     got = _run(spec, f"{STRIDE}[{key}]")
     assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
-    assert got.message == (f"{key}: (16,32):(1,16) is a bijection onto [0, 512): the default "
-                           "stride 16 is the leading dimension (rows of the 16x32 B)")
+    for named in ("(16,32):(1,16)", "[0, 512)", "stride 16", "rows of the 16x32 B"):
+        assert named in got.message, (named, got.message)
     assert got.fields["statement"] == _statement(key, "stride")
     assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
     assert got.fields["facts"]["stride_elems"] == 16
@@ -160,9 +155,9 @@ def test_default_stride_of_a_row_major_a_is_its_cols(spec: Spec) -> None:
     """m32n8k16: a_row_elems 16; A is MxK = 32x16, (32,16):(16,1) covers [0, 512) once."""
     key = f"{ROWS}:m32n8k16.a.row"
     got = _run(spec, f"{STRIDE}[{key}]")
-    assert (got.status, got.code) == (Status.PASS, "ok")
-    assert got.message == (f"{key}: (32,16):(16,1) is a bijection onto [0, 512): the default "
-                           "stride 16 is the leading dimension (cols of the 32x16 A)")
+    assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
+    for named in ("(32,16):(16,1)", "[0, 512)", "stride 16", "cols of the 32x16 A"):
+        assert named in got.message, (named, got.message)
     assert got.fields["facts"]["stride_elems"] == 16
 
 
@@ -173,7 +168,8 @@ def test_a_stride_past_the_leading_dimension_leaves_gaps(one_row_spec: Spec) -> 
     assert (got.status, got.code, got.fields["proof_status"]) == (
         Status.DISCREPANCY, "refuted", "refuted")
     # (0, c) lands at 8c; the smallest offset >= 1x4 = 4 is 8, element (0, 1), and only it
-    assert got.message == f"{key}: stride 8 leaves gaps: element (row, col) (0, 1) lands at 8 >= 1x4"
+    for named in ("stride 8", "(0, 1) lands at 8 >= 1x4"):
+        assert named in got.message, (named, got.message)
     assert got.fields["counterexample"] == {"element": (0, 1), "offset": 8}
     assert got.fields["reproduce"] == (
         'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((1, 4), (1, 8)); '
@@ -195,7 +191,8 @@ def test_a_stride_below_the_leading_dimension_overlaps(tmp_path: Path) -> None:
     a, b = got.fields["counterexample"]["elements"]
     assert {a, b} == {(0, 3), (1, 0)}
     assert got.fields["counterexample"] == {"elements": [a, b], "offset": 3}
-    assert got.message == f"{key}: stride 3 overlaps: elements (row, col) {a} and {b} both at offset 3 elems"
+    for named in ("stride 3", f"{a} and {b}", "offset 3"):
+        assert named in got.message, (named, got.message)
     assert got.fields["reproduce"] == (
         'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((8, 4), (3, 1)); '
         f'print([L(c) for c in [{a}, {b}]])"')
@@ -208,33 +205,6 @@ def test_a_one_row_matrix_is_a_bijection_for_any_stride_and_the_oracle_disagrees
     key = f"{ROWS}:m1n8k4.a.row"
     got = _run(one_row_spec, f"{STRIDE}[{key}]")
     assert (got.status, got.code, got.fields["proof_status"]) == (Status.FAIL, "raised", "error")
-    assert got.message == ("proof raised AssertionError: "
-                           f"{key}: oracle says leading dimension 4, proof 5")
+    for named in (key, "leading dimension 4", "proof 5"):
+        assert named in got.message, (named, got.message)
     assert got.fields["statement"] == _statement(key, "stride")
-
-
-# --- cases: a lost claim ----------------------------------------------------------------------
-
-class _LostPool(ProofPool):
-    """A pool that was handed every claim and lost each one (as when its worker died)."""
-
-    def __init__(self) -> None:  # no workers: nothing to start
-        pass
-
-    def has(self, claim_id: str) -> bool:
-        return True
-
-    def result(self, claim_id: str) -> object:
-        raise ProofLost("the proof worker (pid 1) died while proving this claim")
-
-
-def test_a_lost_claim_is_unknown_with_its_statement(spec: Spec) -> None:
-    """A claim its worker lost: UNKNOWN proof_lost, proof_status "unknown", no counterexample."""
-    key = f"{ROWS}:m16n16k16.a.row"
-    claim = _claim(spec, f"{STRIDE}[{key}]")
-    got = execute(claim_case(claim, TIMEOUT_S, pool=_LostPool()))
-    assert (got.status, got.code) == (Status.UNKNOWN, "proof_lost")
-    assert got.message == "unknown: the proof worker (pid 1) died while proving this claim"
-    assert got.fields == {"proof_status": "unknown", "statement": _statement(key, "stride"),
-                          "counterexample": None, "reproduce": None}
-

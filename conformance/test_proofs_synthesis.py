@@ -1,9 +1,10 @@
-"""Checks of oracle/proofs/synthesis.py that mutation testing found missing
-(reports/mutation/README.md, the sample of proofs/).
+"""The synthesis proof (oracle/proofs/synthesis.py): CuTe's tile of a canonical row, the claim that
+the descriptor `ptxconf explain layout` synthesises reads that tile exactly, a tile it does not
+read refuted, and a vacuous domain refused.
 
-test_proofs.py builds every claim when it is collected, which mutmut does in its parent process
-with the original code; these build CuTe's tile, the claim and the proof inside the test and
-compare the whole outcome: status, code, message and fields (facts, counterexample, reproduce).
+These build CuTe's tile, the claim and the proof inside the test (test_proofs.py builds every
+claim when it is collected) and assert status, code and every field (proof_status, statement,
+facts, counterexample, reproduce); the messages' wording is pinned by messages_proofs.py.
 
 Expected values are worked by hand:
 
@@ -38,6 +39,7 @@ import dataclasses
 
 import pytest
 import z3
+from case_outcomes import expect_fields, raises_naming
 
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
@@ -49,11 +51,16 @@ from ptxconf.oracle.proofs.runner import Prover, Refuted
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec, default_spec
 
-pytest.importorskip("z3")
+pytestmark = pytest.mark.z3
 
 TIMEOUT_S = 30.0
 MN_INTER_F16 = "((8,8),(8,2)):((1,128),(8,64))"
 MN_INTER_DESC = "0x0000001000080000"
+
+
+def _statement(row_id: str) -> str:
+    return (f"the descriptor `ptxconf explain layout` synthesises for CuTe's {row_id} tile reads "
+            "every element where the tile puts it, for every start aligned to the swizzle repeat")
 
 
 @pytest.fixture(scope="module")
@@ -82,22 +89,20 @@ def test_cute_tile_of_the_mn_interleaved_row_has_no_swizzle(spec: Spec) -> None:
     assert (op.mn, op.k, op.bits, op.major) == (64, 16, 16, "MN")
 
 
-def test_mn_interleaved_claim_whole_outcome(spec: Spec) -> None:
+def test_the_mn_interleaved_tile_is_read_by_its_synthesised_descriptor(spec: Spec) -> None:
     """proof.synthesis_equivalent[MN_INTER]: f16 only (MN-major), one block, LBO 128, SBO 256."""
     row = _row(spec, "MN_INTER")
     claim = synthesis.synthesis_equivalent(spec, row)
     assert claim.id == "proof.synthesis_equivalent[wgmma/canonical_layouts:MN_INTER]"
     got = execute(claim_case(claim, TIMEOUT_S))
-    assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
-    assert got.message == (
-        "MN_INTER: for f16 the synthesised descriptor of every k-block (1 in all) reads CuTe's "
-        "tile exactly, for every start aligned to the 16-B repeat; e.g. "
-        f"{MN_INTER_F16} -> none, LBO 128 B, SBO 256 B, start + 0 B a k-block")
     # one query for the domain (satisfiable), one per block (find)
-    assert got.fields["facts"] == {"queries": 2, "types": {"f16": {
-        "layout": MN_INTER_F16, "swizzle": "none", "lbo": 128, "sbo": 256, "k_block_step": None,
-        "descriptors": {"0,0": MN_INTER_DESC}, "repeat_bytes": 16}}}
-    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    expect_fields(got, Status.PASS, "ok", proof_status="proved", statement=_statement("MN_INTER"),
+                  facts={"queries": 2, "types": {"f16": {
+                      "layout": MN_INTER_F16, "swizzle": "none", "lbo": 128, "sbo": 256,
+                      "k_block_step": None, "descriptors": {"0,0": MN_INTER_DESC},
+                      "repeat_bytes": 16}}},
+                  counterexample=None, reproduce=None)
+    assert "(1 in all)" in got.message, got.message
 
 
 def test_a_tile_swizzled_where_the_descriptor_is_not_is_refuted(spec: Spec) -> None:
@@ -118,32 +123,31 @@ def test_a_tile_swizzled_where_the_descriptor_is_not_is_refuted(spec: Spec) -> N
     hw = start + 2 * ((mn % 8) * 1 + (mn // 8) * 128 + (k % 8) * 8 + (k // 8) * 64)
     assert hw >> 7 & 1, f"{hw:#x}: bit 7 clear, the swizzle would not move it"
     cute = hw ^ 1 << 4
-    assert info.value.reason == (f"MN_INTER f16: block (0, 0), start {start:#x}, element (mn {mn}, "
-                                 f"k {k}): the tensor core reads {hw:#x}, CuTe's tile puts it at "
-                                 f"{cute:#x}")
+    reason = info.value.reason
+    for named in ("MN_INTER f16", "block (0, 0)", f"start {start:#x}", f"(mn {mn}, k {k})",
+                  f"reads {hw:#x}", f"at {cute:#x}"):
+        assert named in reason, (named, reason)
     assert info.value.reproduce == (f'ptxconf explain layout "{wrong}" --dtype f16 --major MN '
                                     f"--mn 64 --k 16 --start-address {start:#x}")
 
 
-def test_mn_32b_claim_reads_the_swizzle_on_bytes(spec: Spec) -> None:
+def test_the_mn_32b_tile_is_read_with_the_swizzle_on_bytes(spec: Spec) -> None:
     """proof.synthesis_equivalent[MN_SW32]: f16, one block, LBO 512, SBO 256, the 256-B repeat."""
     row = _row(spec, "MN_SW32")
     got = execute(claim_case(synthesis.synthesis_equivalent(spec, row), TIMEOUT_S))
-    assert (got.status, got.code, got.fields["proof_status"]) == (Status.PASS, "ok", "proved")
     # CuTe's tile (test_cute_tile_of_the_mn_32b_row): MN (16,4):(1,256), K (8,2):(16,128).
     # LBO.MN.swizzled steps along MN after swizzle-byte-size/16 = 2 rows of T = 8: 256 elems =
     # 512 B; SBO.MN.swizzled steps along K after 8 columns: 128 elems = 256 B. The descriptor:
     # LBO 512 >> 4 = 32 << 16, SBO 256 >> 4 = 16 << 32, layout type 32B = 3 << 62; start 0.
     # The 32-B swizzle repeats every 256 B (base_offset.32B).
     layout = "Swizzle<1,4,3> o 0 o ((16,4),(8,2)):((1,256),(16,128))"
-    assert got.message == (
-        "MN_SW32: for f16 the synthesised descriptor of every k-block (1 in all) reads CuTe's "
-        "tile exactly, for every start aligned to the 256-B repeat; e.g. "
-        f"{layout} -> 32B, LBO 512 B, SBO 256 B, start + 0 B a k-block")
-    assert got.fields["facts"] == {"queries": 2, "types": {"f16": {
-        "layout": layout, "swizzle": "32B", "lbo": 512, "sbo": 256, "k_block_step": None,
-        "descriptors": {"0,0": f"{3 << 62 | 16 << 32 | 32 << 16:#018x}"}, "repeat_bytes": 256}}}
-    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    expect_fields(got, Status.PASS, "ok", proof_status="proved", statement=_statement("MN_SW32"),
+                  facts={"queries": 2, "types": {"f16": {
+                      "layout": layout, "swizzle": "32B", "lbo": 512, "sbo": 256,
+                      "k_block_step": None,
+                      "descriptors": {"0,0": f"{3 << 62 | 16 << 32 | 32 << 16:#018x}"},
+                      "repeat_bytes": 256}}},
+                  counterexample=None, reproduce=None)
 
 
 def test_a_tile_with_no_element_is_a_vacuous_proof_not_a_pass(spec: Spec) -> None:
@@ -155,7 +159,6 @@ def test_a_tile_with_no_element_is_a_vacuous_proof_not_a_pass(spec: Spec) -> Non
     tile = MN_INTER_F16
     op = Operand("f16", "MN", 64, 16, 16, "A", None)
     syn = synthesize(spec, tile, op, majors=("MN",), start=0, swizzle_unit="bytes")
-    with pytest.raises(AssertionError) as info:
+    with raises_naming(AssertionError, "vacuous proof", "16 B", "2^18 - 2062"):
         synthesis.prove_tile(Prover(z3.Context(), 30.0), spec, row, tile,
                              dataclasses.replace(op, k=0), syn)
-    assert str(info.value) == "vacuous proof: a start aligned to 16 B below 2^18 - 2062 cannot be met"

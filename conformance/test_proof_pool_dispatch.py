@@ -1,97 +1,31 @@
-"""Checks of oracle/proofs/pool.py and proofs/cases.py's provider that mutation testing found
-missing (reports/mutation/README.md, the sample of proofs/).
+"""The proof pool's wiring (oracle/proofs/pool.py) with stand-ins for the workers, the
+multiprocessing context and the pipes: a worker's process and pipe, handing out claims, hearing
+answers. No process is started, so these run under mutmut's forked children; the pool's real
+workers are test_proof_pool.py's (which cannot: reports/mutation/run_mutmut.py's NOT_IN_A_FORK).
 
-mutmut runs each mutant in a child forked from its own fork server, where the multiprocessing
-fork server the bundled pool tests started belongs to another process: there `ProofPool.start`
-raises ChildProcessError, and every test that starts real workers fails whatever the mutant
-does. These tests start no process: they drive the pool's pieces with stand-ins for the workers,
-the multiprocessing context and `ProofPool` itself, so a mutant is judged by what it changes.
-
-Expected values come from the documented behaviour, not from running the code:
-
-* pool.py's docstring: each worker loads the spec from its folder and proves claims under the
-  run's budget; `context()` says how it starts (a daemon process, the pipe's child end handed to
-  `_serve` with the spec's folder and the budget); the dispatcher "hands each ready worker the
-  next claim" (`ProofPool.start`: "in that order"), one claim per worker at a time; a worker
-  that died between answers (`hand` raising OSError) does not take the claim: it goes back to
-  the front of the queue; a worker proves "claims by id", so `hand` sends the id; `_hear` takes
-  "ready" and `(id, result, exception)` answers, and "the next claim goes out before the
-  answers are told"; each of a pool's workers is started with the run's budget;
-* cases.py's `proof_cases`: with workers > 0, the wanted claims (by id, in `all_claims` order)
-  go to `ProofPool.start(spec, ids, timeout_s, min(workers, len(ids)))` when there are two or
-  more, and the pool's `close` goes on the caller's ``closers``.
+Expected values come from pool.py's docstring: each worker loads the spec from its folder and
+proves claims under the run's budget; `context()` says how it starts (a daemon process, the
+pipe's child end handed to `_serve` with the spec's folder and the budget); the dispatcher "hands
+each ready worker the next claim" (`ProofPool.start`: "in that order"), one claim per worker at a
+time; a worker that died between answers (`hand` raising OSError) does not take the claim: it
+goes back to the front of the queue; a worker proves "claims by id", so `hand` sends the id;
+`_hear` takes "ready" and `(id, result, exception)` answers, and "the next claim goes out before
+the answers are told"; each of a pool's workers is started with the run's budget.
 """
 
 from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Sequence
 from types import SimpleNamespace
 
 import pytest
 
-from ptxconf.oracle.proofs import cases as proof_cases_mod
 from ptxconf.oracle.proofs import pool as pool_mod
-from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.pool import ProofPool, _Worker
-from ptxconf.oracle.spec import Spec, default_spec
 
 pytest.importorskip("z3")
 
-TIMEOUT_S = 30.0
-STRIDE = "proof.wmma_default_stride[wmma/default_strides:m16n16k16"
-
-
-@pytest.fixture(scope="module")
-def spec() -> Spec:
-    return default_spec()
-
-
-# --- proofs/cases.py: the provider hands its pool's close to the run -------------------------
-
-class _FakePool:
-    """Stands in for ProofPool in cases.py: records how it was started; starts nothing."""
-
-    started: list[_FakePool] = []
-
-    def __init__(self, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> None:
-        self.args = (spec, list(ids), timeout_s, workers)
-        self.closed = 0
-
-    @classmethod
-    def start(cls, spec: Spec, ids: Sequence[str], timeout_s: float, workers: int) -> _FakePool:
-        pool = cls(spec, ids, timeout_s, workers)
-        cls.started.append(pool)
-        return pool
-
-    def has(self, claim_id: str) -> bool:
-        return claim_id in self.args[1]
-
-    def close(self) -> None:
-        self.closed += 1
-
-
-def test_provider_hands_its_pool_close_to_the_run(spec: Spec,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    """provider_cases, one worker, two wanted claims: one pool of both, its close on closers."""
-    monkeypatch.setattr(proof_cases_mod, "ProofPool", _FakePool)
-    monkeypatch.setattr(_FakePool, "started", [])
-    # all_claims yields each wmma row's claims matrix a then b, layout row then col
-    wanted = [f"{STRIDE}.a.row]", f"{STRIDE}.a.col]"]
-    ctx = SimpleNamespace(proof_timeout_s=TIMEOUT_S, proof_cache=False, proof_workers=1,
-                          wanted=set(wanted).__contains__, closers=[])
-    got = proof_cases_mod.provider_cases(spec, ctx)
-    assert len(_FakePool.started) == 1, "one pool for the two wanted claims"
-    pool = _FakePool.started[0]
-    # one worker: min(workers 1, 2 claims); the ids in the order the claims are built
-    assert pool.args == (spec, wanted, TIMEOUT_S, 1)
-    assert ctx.closers == [pool.close]
-    assert pool.closed == 0, "closing is the run's, when it ends"
-    assert [c.id for c in got] == [c.id for c in all_claims(spec)]
-
-
-# --- pool.py: a worker's process, and handing out claims --------------------------------------
 
 class _FakeProcess:
     def __init__(self, **kwargs: object) -> None:
