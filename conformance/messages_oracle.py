@@ -347,3 +347,52 @@ def _spec_missing_kind() -> str:
         return root
 
     return _load_refused(build)
+
+
+# --- oracle/canonical.py ------------------------------------------------------------------------------
+
+
+@example("canonical.does_not_tile")
+def _canonical_tile() -> str:
+    from ptxconf.oracle import canonical
+    from ptxconf.oracle.spec import default_spec
+
+    row = canonical.canonical_row(default_spec(), "K", "128B")
+    return _raised(lambda: canonical.repeats_for(row, 8, 12, 24))
+
+
+@example("canonical.not_whole_elements")
+def _canonical_whole() -> str:
+    from ptxconf.oracle import canonical
+
+    return _raised(lambda: canonical.bytes_to_elems(3, 16, "lbo"))
+
+
+@example("canonical.width_does_not_divide_128")
+def _canonical_width() -> str:
+    from ptxconf.oracle import canonical
+
+    class Bits:
+        def element_bits(self, dtype: str) -> int:
+            return 24
+
+    return _raised(lambda: canonical.t_elems(Bits(), "x24"))  # type: ignore[arg-type]
+
+
+@example("canonical.template_not_a_plain_layout")
+def _canonical_template() -> str:
+    from ptxconf.oracle import canonical
+
+    row = canonical.CanonicalLayout(id="K_INTER", file="wgmma/scratch.yaml", major="K", swizzle="none",
+                                    layout="Swizzle<3,4,3> o (8,8):(8,1)")
+    return _raised(lambda: canonical.instantiate(row, 8, 1, 1, 0, 0))
+
+
+@example("canonical.base_offset_field_past_its_mask")
+def _canonical_field() -> str:
+    from ptxconf.oracle import canonical
+    from ptxconf.oracle.spec import default_spec
+
+    q = canonical.SmemQuery(dtype="f16", major="K", swizzle="128B", mn=8, k=64, lbo_bytes=16,
+                            sbo_bytes=1024, base_offset_field=8)
+    return _raised(lambda: canonical.smem_offsets(default_spec(), q))
