@@ -396,3 +396,142 @@ def _canonical_field() -> str:
     q = canonical.SmemQuery(dtype="f16", major="K", swizzle="128B", mn=8, k=64, lbo_bytes=16,
                             sbo_bytes=1024, base_offset_field=8)
     return _raised(lambda: canonical.smem_offsets(default_spec(), q))
+
+
+# --- oracle/domain.py: each DOMAIN-* rule's refusal or warning, as printed (`RULE - message`) -----
+
+
+def _domain_q(**kw: object):  # -> SmemQuery
+    from ptxconf.oracle.canonical import SmemQuery
+
+    return SmemQuery(**{"dtype": "f16", "major": "K", "swizzle": "none", "mn": 8, "k": 32,  # type: ignore[arg-type]
+                        "lbo_bytes": 128, "sbo_bytes": 256, **kw})
+
+
+def _smem_refused(**kw: object) -> str:
+    from ptxconf.oracle import domain
+    from ptxconf.oracle.spec import default_spec
+
+    return _raised(lambda: domain.check_smem(default_spec(), _domain_q(**kw)), domain.DomainError)
+
+
+def _descriptor_refused(**kw: object) -> str:
+    from ptxconf.oracle import domain
+    from ptxconf.oracle.spec import default_spec
+
+    args = {"start_address_bytes": 0, "lbo_bytes": 16, "sbo_bytes": 16, "swizzle": "128B", "base_offset": 0,
+            **kw}
+    return _raised(lambda: domain.check_descriptor(default_spec(), **args), domain.DomainError)
+
+
+def _unread_type_spec():  # -> Spec: the bundled spec plus an 8-bit float no instruction reads
+    import dataclasses
+
+    from ptxconf.oracle.records import ElementType
+    from ptxconf.oracle.spec import Spec, default_spec
+
+    spec = default_spec()
+    e4m3 = next(r for r in spec.of(ElementType) if r.id == "e4m3")
+    return Spec(root=spec.root, rows=(*spec.rows, dataclasses.replace(e4m3, id="e3m4", exponent_bits=3,
+                                                                       mantissa_bits=4)))
+
+
+@example("domain.start_range")
+def _domain_start() -> str:
+    return _descriptor_refused(start_address_bytes=0x40000)
+
+
+@example("domain.swizzle")
+def _domain_swizzle() -> str:
+    return _descriptor_refused(swizzle="16B")
+
+
+@example("domain.dtype")
+def _domain_dtype() -> str:
+    return _smem_refused(dtype="f8")
+
+
+@example("domain.major")
+def _domain_major() -> str:
+    return _smem_refused(major="X", swizzle="128B")
+
+
+@example("domain.lbo_zero")
+def _domain_lbo_zero() -> str:
+    return _smem_refused(lbo_bytes=0)
+
+
+@example("domain.sbo_zero")
+def _domain_sbo_zero() -> str:
+    return _smem_refused(mn=16, sbo_bytes=0)
+
+
+@example("domain.lbo_range")
+def _domain_lbo_range() -> str:
+    return _smem_refused(lbo_bytes=0x40000)
+
+
+@example("domain.size")
+def _domain_size() -> str:
+    return _smem_refused(mn=256, k=528, lbo_bytes=16, sbo_bytes=16)
+
+
+@example("domain.k_off_the_instruction_step")
+def _domain_k_step() -> str:
+    return _smem_refused(k=8)
+
+
+@example("domain.base_range_unswizzled")
+def _domain_base_none() -> str:
+    return _smem_refused(base_offset_bytes=262144)
+
+
+@example("domain.base_range_swizzled")
+def _domain_base_sw() -> str:
+    return _smem_refused(swizzle="128B", k=64, sbo_bytes=1024, base_offset_bytes=1024)
+
+
+@example("domain.k_injective")
+def _domain_k_injective() -> str:
+    return _smem_refused(swizzle="128B", k=128, sbo_bytes=1024)
+
+
+@example("domain.alias")
+def _domain_alias() -> str:
+    from ptxconf.oracle import domain
+
+    return str(domain.alias_warning([[0, 16], [16, 32]], "bytes"))
+
+
+@example("domain.lbo_ignored")
+def _domain_lbo_ignored() -> str:
+    from ptxconf.oracle import domain
+    from ptxconf.oracle.spec import default_spec
+
+    (w,) = domain.check_smem(default_spec(), _domain_q(swizzle="128B", k=64, lbo_bytes=128, sbo_bytes=1024))
+    return str(w)
+
+
+@example("domain.no_instruction_reads_the_type")
+def _domain_no_instruction() -> str:
+    from ptxconf.oracle import domain
+
+    (w,) = domain.check_smem(_unread_type_spec(), _domain_q(dtype="e3m4", swizzle="128B", lbo_bytes=16,
+                                                            sbo_bytes=1024))
+    return str(w)
+
+
+@example("domain.k_off_the_template_repeat")
+def _domain_k_template() -> str:
+    from ptxconf.oracle import domain
+
+    q = _domain_q(dtype="e3m4", swizzle="128B", k=48, lbo_bytes=16, sbo_bytes=1024)
+    return _raised(lambda: domain.check_smem(_unread_type_spec(), q), domain.DomainError)
+
+
+@example("domain.mn_off_the_valid_n_step")
+def _domain_mn_valid_n() -> str:
+    from ptxconf.oracle import domain
+
+    q = _domain_q(dtype="e3m4", swizzle="128B", mn=12, lbo_bytes=16, sbo_bytes=1024)
+    return _raised(lambda: domain.check_smem(_unread_type_spec(), q), domain.DomainError)
