@@ -535,3 +535,114 @@ def _domain_mn_valid_n() -> str:
 
     q = _domain_q(dtype="e3m4", swizzle="128B", mn=12, lbo_bytes=16, sbo_bytes=1024)
     return _raised(lambda: domain.check_smem(_unread_type_spec(), q), domain.DomainError)
+
+
+# --- oracle/verdicts.py: what each verdict says of silicon's readings -----------------------------
+
+_DISAGREES = "disagrees (5/64 elements)"
+_BASE_GROUPS = ("field 0", "field per rule, start on a 128-B row", "field per rule, start inside a 128-B row")
+
+
+@example("verdicts.diff_first_and_last")
+def _verdict_diff() -> str:
+    from ptxconf.oracle import verdicts
+    from ptxconf.oracle.interpret import Diff
+
+    dirty = Diff("D", ("m", "n"), 64, 1, (0, 1), (0, 1),
+                 samples=({"at": {"m": 0, "n": 1}, "expected": 1, "actual": 2},), window="w")
+    return verdicts.compared(dirty, "D agrees").message
+
+
+def _hypothesis(readings: dict[str, str]) -> str:
+    from ptxconf.oracle import verdicts
+
+    return verdicts.hypothesis_verdict("mn_lbo_sbo_roles", "as_documented", readings, "MN roles").message
+
+
+@example("verdicts.documented_reading")
+def _verdict_documented() -> str:
+    return _hypothesis({"as_documented": "agrees", "swapped": _DISAGREES})
+
+
+@example("verdicts.readings_not_distinguished")
+def _verdict_undistinguished() -> str:
+    return _hypothesis({"swapped": "agrees", "as_documented": "agrees"})
+
+
+@example("verdicts.another_reading")
+def _verdict_another() -> str:
+    return _hypothesis({"as_documented": _DISAGREES, "swapped": "agrees"})
+
+
+@example("verdicts.no_reading")
+def _verdict_none() -> str:
+    return _hypothesis({"as_documented": _DISAGREES, "swapped": "disagrees (7/64 elements)"})
+
+
+@example("verdicts.observation")
+def _verdict_observation() -> str:
+    from ptxconf.oracle import verdicts
+
+    return verdicts.observation("start +256", {"relative": "agrees", "absolute": "agrees"}).message
+
+
+@example("verdicts.observation_of_no_reading")
+def _verdict_observation_none() -> str:
+    from ptxconf.oracle import verdicts
+
+    return verdicts.observation("start +256", {"relative": "disagrees (2/8 elements)"}).message
+
+
+@example("verdicts.unused_field_changed_d")
+def _verdict_unused() -> str:
+    from ptxconf.oracle import verdicts
+
+    tried = {"1": "agrees", "2": "disagrees (4/64 elements)"}
+    return verdicts.unused_field_verdict(tried, "bits ignored", "bits 46-48 change D").message
+
+
+@example("verdicts.single_reading")
+def _verdict_single() -> str:
+    from ptxconf.oracle import verdicts
+
+    per_probe = {"f16": "agrees", "tf32": "agrees"}
+    verdict = verdicts.single_reading_verdict("a_regs_like_d16", "a_regs_like_d16", per_probe, "A registers")
+    return verdict.message
+
+
+@example("verdicts.single_reading_broken")
+def _verdict_single_broken() -> str:
+    from ptxconf.oracle import verdicts
+
+    per_probe = {"tf32": "disagrees (3/64 elements)", "f16": "agrees", "e4m3": "disagrees (1/64 elements)"}
+    return verdicts.single_reading_verdict("a_regs_like_d16", "d16", per_probe, "A registers").message
+
+
+def _base_offset(f0: list[str], on: list[str], inside: list[str]) -> str:
+    from ptxconf.oracle import verdicts
+
+    names = ["absolute", "relative", "absolute_minus_field"]
+    groups = {g: {r: "agrees" if r in agree else "disagrees (1/8 elements)" for r in names}
+              for g, agree in zip(_BASE_GROUPS, (f0, on, inside), strict=True)}
+    return verdicts.base_offset_verdict("base_offset", "absolute", ("absolute", "relative"), groups).message
+
+
+@example("verdicts.base_offset_documented")
+def _verdict_base_documented() -> str:
+    return _base_offset(["absolute", "absolute_minus_field"], ["absolute"], ["absolute"])
+
+
+@example("verdicts.base_offset_not_distinguished")
+def _verdict_base_undistinguished() -> str:
+    return _base_offset(["absolute", "relative"], ["absolute"], ["absolute"])
+
+
+@example("verdicts.base_offset_field_moves_the_phase")
+def _verdict_base_moves() -> str:
+    return _base_offset(["absolute", "absolute_minus_field"], ["relative", "absolute_minus_field"],
+                        ["absolute_minus_field"])
+
+
+@example("verdicts.base_offset_no_model_fits")
+def _verdict_base_none() -> str:
+    return _base_offset(["absolute", "absolute_minus_field"], ["relative", "absolute_minus_field"], [])
