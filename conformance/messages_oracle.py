@@ -646,3 +646,53 @@ def _verdict_base_moves() -> str:
 @example("verdicts.base_offset_no_model_fits")
 def _verdict_base_none() -> str:
     return _base_offset(["absolute", "absolute_minus_field"], ["relative", "absolute_minus_field"], [])
+
+
+# --- oracle/diffs.py: a diff's message and its window ---------------------------------------------
+
+
+def _diff_one_cell(fmt: str = "int"):  # -> Diff: a 6 x 12 grid whose cell (0, 11) differs
+    import numpy as np
+
+    from ptxconf.oracle.diffs import diff_grid, hex_fmt, int_fmt
+
+    exp = np.arange(6 * 12).reshape(6, 12)
+    act = exp.copy()
+    act[0, 11] = -1
+    return diff_grid("D", exp, act, fmt=hex_fmt if fmt == "hex" else int_fmt)
+
+
+@example("diffs.all_agree")
+def _diffs_agree() -> str:
+    import numpy as np
+
+    from ptxconf.oracle.diffs import diff_grid
+
+    a = np.arange(6).reshape(2, 3)
+    return diff_grid("map", a, a.copy()).message()
+
+
+@example("diffs.first_and_last")
+def _diffs_first_last() -> str:
+    return _diff_one_cell("hex").message()
+
+
+@example("diffs.without_coordinates")
+def _diffs_no_coordinates() -> str:
+    from ptxconf.oracle.diffs import Diff
+
+    return Diff("D", ("row", "col"), 4, 1, None, None).message()
+
+
+@example("diffs.window")
+def _diffs_window() -> str:
+    return _diff_one_cell("hex").window
+
+
+@example("diffs.shapes_differ")
+def _diffs_shapes() -> str:
+    import numpy as np
+
+    from ptxconf.oracle.diffs import diff_grid
+
+    return _raised(lambda: diff_grid("map", np.zeros((2, 3)), np.zeros((3, 2))))
