@@ -696,3 +696,20 @@ def _diffs_shapes() -> str:
     from ptxconf.oracle.diffs import diff_grid
 
     return _raised(lambda: diff_grid("map", np.zeros((2, 3)), np.zeros((3, 2))))
+
+
+# --- oracle/algebra/int_tuple.py ------------------------------------------------------------------
+
+
+@example("int_tuple.empty_tuple")
+def _int_tuple_empty() -> str:
+    from ptxconf.oracle.algebra.int_tuple import as_int_tuple
+
+    return _raised(lambda: as_int_tuple((2, ())))
+
+
+@example("int_tuple.mismatched_ranks")
+def _int_tuple_ranks() -> str:
+    from ptxconf.oracle.algebra.int_tuple import shape_div
+
+    return _raised(lambda: shape_div((4, 6), (2,)))

@@ -1,4 +1,6 @@
-"""Checks of oracle/algebra/int_tuple.py that mutation testing found missing (reports/mutation/README.md).
+"""CuTe's integer tuples (oracle/algebra/int_tuple.py): shape_div, ceil_div, prefix_product,
+compatible, idx2crd, crd2idx and inner_product against pycute and worked examples, and what each
+refuses (naming the function); the layout-level properties are test_algebra.py's.
 
 Expected values come from pycute (CUTLASS's reference Python CuTe, an independent
 implementation of shape_div, prefix_product, idx2crd and crd2idx), from CuTe's definitions
@@ -11,6 +13,7 @@ naming the function), never from the code under test."""
 from __future__ import annotations
 
 import pytest
+from case_outcomes import raises_naming
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import POW2_LEAVES, shapes
@@ -190,8 +193,8 @@ def test_inner_product_worked_example() -> None:
 # --- refusals: the exception and the message naming the function -----------------------------
 
 
-def test_as_int_tuple_refuses_an_empty_tuple_with_its_exact_message() -> None:
-    with pytest.raises(ValueError, match=r"^an IntTuple cannot contain an empty tuple$"):
+def test_as_int_tuple_refuses_an_empty_tuple() -> None:
+    with raises_naming(ValueError, "empty tuple"):
         as_int_tuple((2, ()))
 
 
@@ -206,7 +209,7 @@ def test_unflatten_refuses_extra_leaves() -> None:
 
 
 def test_shape_div_refuses_mismatched_ranks_by_name() -> None:
-    with pytest.raises(ValueError, match=r"^shape_div: mismatched ranks \(4, 6\) and \(2,\)$"):
+    with raises_naming(ValueError, "shape_div:", "(4, 6)", "(2,)"):
         shape_div((4, 6), (2,))
 
 
