@@ -29,7 +29,7 @@ def forget_oracle_caches() -> None:
     spec_mod = sys.modules.get("ptxconf.oracle.spec")
     spec_cls = getattr(spec_mod, "Spec", None)
     for name, mod in list(sys.modules.items()):
-        if not (name.startswith("ptxconf") or name.startswith("conformance") or name.startswith("test_")):
+        if not name.startswith(("ptxconf", "conformance", "test_")):
             continue
         for value in list(vars(mod).values()):
             specs = value.values() if isinstance(value, dict) else (value,)

@@ -125,7 +125,7 @@ def device_matrix(title: str, case_ids: Sequence[str], devices: Sequence[str],
     """Case x device, each cell the case's status on that device."""
     # Palette slots by meaning: green pass, yellow discrepancy, grey skip, purple unknown, red fail.
     order = {"pass": 6, "discrepancy": 1, "skip": 8, "unknown": 2, "fail": 3}
-    cells = tuple(tuple(Cell(status.get((c, d), "-"), order.get(status.get((c, d), ""), None),
+    cells = tuple(tuple(Cell(status.get((c, d), "-"), order.get(status.get((c, d), "")),
                              len({status.get((c, x)) for x in devices}) > 1)
                         for d in devices) for c in case_ids)
     return Grid(title, tuple(case_ids), tuple(devices), cells, "case", "device",

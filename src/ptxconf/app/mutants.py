@@ -126,9 +126,9 @@ class SpecText:
         """Parse a file of a spec tree (one that does not parse has no rows and no pin)."""
         text = path.read_text(encoding="utf-8")
         node = yaml.compose(text, Loader=yaml.SafeLoader)
-        top = dict((str(k.value), v) for k, v in node.value) if isinstance(node, yaml.MappingNode) else {}
+        top = {str(k.value): v for k, v in node.value} if isinstance(node, yaml.MappingNode) else {}
         rows, source, kind = top.get("rows"), top.get("source"), top.get("kind")
-        pin = (dict((str(k.value), v) for k, v in source.value).get(PIN)
+        pin = ({str(k.value): v for k, v in source.value}.get(PIN)
                if isinstance(source, yaml.MappingNode) else None)
         return cls(path.relative_to(root).as_posix(), text,
                    rows if isinstance(rows, yaml.SequenceNode) else None,

@@ -466,7 +466,7 @@ def _markup(svg: str) -> Any:
     """An SVG made by ptxconf.app.draw (its text escaped by drawsvg), inlined unescaped."""
     from markupsafe import Markup
 
-    return Markup(svg)  # noqa: S704 - drawsvg escapes every text it writes
+    return Markup(svg)  # unescaped: drawsvg escapes every text it writes
 
 
 # --- summary.md and the terminal summary -------------------------------------------------------

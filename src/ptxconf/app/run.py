@@ -322,7 +322,7 @@ def _prepare_report(spec: Spec, done: list[Result]) -> None:
         from ptxconf.app.report_html import html_report
 
         html_report(done, {}, spec)
-    except Exception:  # noqa: BLE001, S110 - the writer meets the same problem and reports it
+    except Exception:  # noqa: BLE001 - the writer meets the same problem and reports it
         pass
 
 

@@ -13,6 +13,7 @@ driver versions), so that a warm rerun asks the assembler nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -121,10 +122,8 @@ def _keep(path: Path | None, verdicts: list[tuple[bool, str]]) -> None:
     if path is None:
         return
 
-    try:
+    with contextlib.suppress(OSError):
         write_atomic(path, json.dumps(verdicts))
-    except OSError:
-        pass
 
 
 @dataclass

@@ -148,7 +148,7 @@ def _include_candidates() -> list[Path]:
             root = Path(os.environ[var])
             out += [root / "include", root / "targets" / "x86_64-linux" / "include"]
     try:
-        import cupy  # noqa: F401 - only asked where it is installed
+        import cupy  # only asked where it is installed
 
         cuda_path = cupy.cuda.get_cuda_path()
         if cuda_path:

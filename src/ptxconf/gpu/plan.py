@@ -104,7 +104,7 @@ class Plan:
     def batch_of(self) -> dict[Any, str]:
         """Variant -> batch key."""
         out: dict[Any, str] = {v: key for key, vs in self.wgmma_batches.items() for v in vs}
-        out.update({v: WMMA_BATCH for v in self.wmma})
+        out.update(dict.fromkeys(self.wmma, WMMA_BATCH))
         return out
 
     def batch(self, key: str) -> tuple[WgmmaVariant, ...] | tuple[WmmaVariant, ...]:

@@ -115,7 +115,7 @@ def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = N
         taken = START_LOCK is not None and START_LOCK.acquire(timeout=START_LOCK_WAIT_S)
         try:
             _resolve(warm_call)()
-        except Exception:  # noqa: BLE001, S110 - the first real call reports it
+        except Exception:  # noqa: BLE001 - the first real call reports it
             pass
         finally:
             if taken:

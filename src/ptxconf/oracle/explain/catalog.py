@@ -192,9 +192,7 @@ def evidence(spec: Spec, code: str, op: Operand, swizzle: str, *, fix_swizzle: s
                 pick(ids, "gpu.address.start[", f":{canon.id}:+{offset}:base_offset={field_value}]"),
                 pick(ids, "gpu.address.start[", f":{canon.id}:+{offset}:"),
                 proof_id("base_alignment", rule)]
-    elif code == "EXPLAIN-SWIZZLE-MODE":
-        out += [proof_id("layout_injective", canon), smem_map(fix_canon.id)]
-    elif code == "EXPLAIN-K-BEYOND-ROW":
+    elif code in ("EXPLAIN-SWIZZLE-MODE", "EXPLAIN-K-BEYOND-ROW"):
         out += [proof_id("layout_injective", canon), smem_map(fix_canon.id)]
     elif code == "EXPLAIN-IGNORED-FIELD":
         if ignored == "base_offset":

@@ -273,10 +273,7 @@ class Namer:
 def no_fix(spec: Spec, op: Operand, user: Descriptor, ua: Analysis, ctx: Context,
            searched: int, known_ids: Collection[str] = ()) -> Diagnosis:
     text = "; ".join(problems(spec, op, user, ua, ctx))
-    if ua.outside and ua.span_bytes > (ctx.smem_bytes or 0):
-        code = "EXPLAIN-OVERRUN"
-    else:
-        code = "EXPLAIN-NO-FIX"
+    code = "EXPLAIN-OVERRUN" if ua.outside and ua.span_bytes > (ctx.smem_bytes or 0) else "EXPLAIN-NO-FIX"
     rows = catalog.rows_for(spec, code, op, user.swizzle)
     ev = catalog.evidence(spec, code, op, user.swizzle, known_ids=known_ids)
     return Diagnosis(code, "error", f"{text}; none of the {searched} descriptors searched reads "

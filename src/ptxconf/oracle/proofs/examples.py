@@ -39,7 +39,7 @@ def injective(spec: Spec, ex: WorkedExample) -> Claim:
     def body(prover: Prover) -> Proved:
         form = _exact(spec, ex)
         enc = prover.encoder()
-        shapes = {s: 0 for s in ("m", "k", "LBO", "SBO")}
+        shapes = dict.fromkeys(("m", "k", "LBO", "SBO"), 0)
         c1, d1 = enc.coords(form, "a", shapes, shapes)
         c2, d2 = enc.coords(form, "b", shapes, shapes)
         a1, a2 = enc.address(form, c1, shapes), enc.address(form, c2, shapes)
