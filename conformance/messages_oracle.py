@@ -713,3 +713,111 @@ def _int_tuple_ranks() -> str:
     from ptxconf.oracle.algebra.int_tuple import shape_div
 
     return _raised(lambda: shape_div((4, 6), (2,)))
+
+
+# --- oracle/algebra/layout.py and unit_layout.py ----------------------------------------------------
+
+
+@example("layout.called_without_a_coordinate")
+def _layout_call() -> str:
+    from ptxconf.oracle.algebra import Layout
+
+    return _raised(lambda: Layout(4)())
+
+
+@example("layout.sliced_with_none")
+def _layout_none() -> str:
+    from ptxconf.oracle.algebra import Layout
+
+    return _raised(lambda: Layout((4, 2))((None, 1)))
+
+
+@example("layout.make_layout_of_what_is_not_a_layout")
+def _layout_make() -> str:
+    from ptxconf.oracle.algebra import make_layout
+
+    return _raised(lambda: make_layout(4))  # type: ignore[arg-type]
+
+
+@example("layout.not_a_layout")
+def _layout_type() -> str:
+    from ptxconf.oracle.algebra import composition
+
+    return _raised(lambda: composition(4, 2), TypeError)  # type: ignore[arg-type]
+
+
+@example("layout.tiler_does_not_fit")
+def _layout_tiler() -> str:
+    from ptxconf.oracle.algebra import Layout, logical_divide
+
+    return _raised(lambda: logical_divide(Layout((4, 6)), (2, 2, 2)))
+
+
+@example("layout.complement_of_negative_strides")
+def _layout_complement_negative() -> str:
+    from ptxconf.oracle.algebra import Layout, complement
+
+    return _raised(lambda: complement(Layout(4, -1)))
+
+
+@example("layout.complement_not_injective")
+def _layout_complement_injective() -> str:
+    from ptxconf.oracle.algebra import Layout, complement
+
+    return _raised(lambda: complement(Layout((2, 2), (1, 1)), 8))
+
+
+@example("layout.order_not_a_ranking")
+def _layout_order() -> str:
+    from ptxconf.oracle.algebra import make_ordered_layout
+
+    return _raised(lambda: make_ordered_layout((2, 3), (0, 0)))
+
+
+@example("layout.cannot_zip")
+def _layout_zip() -> str:
+    from ptxconf.oracle.algebra import Layout
+    from ptxconf.oracle.algebra.layout import _zip
+
+    return _raised(lambda: _zip(Layout((2, 2)), Layout((2, 2, 2))))
+
+
+@example("layout.tile_to_shape_more_modes")
+def _layout_tile_to_shape() -> str:
+    from ptxconf.oracle.algebra import Layout, tile_to_shape
+
+    return _raised(lambda: tile_to_shape(Layout((2, 2, 2)), (4, 4)))
+
+
+@example("unit_layout.not_a_unit")
+def _unit_layout_unit() -> str:
+    from ptxconf.oracle.algebra import Layout, UnitLayout
+
+    return _raised(lambda: UnitLayout(Layout(4), "bytes", 8))  # type: ignore[arg-type]
+
+
+@example("unit_layout.elem_bits")
+def _unit_layout_bits() -> str:
+    from ptxconf.oracle.algebra import Layout, Unit, UnitLayout
+
+    return _raised(lambda: UnitLayout(Layout(4), Unit.BYTES, 0))
+
+
+def _atom():  # -> ComposedLayout: the 128B swizzle atom of 16-bit elements
+    from ptxconf.oracle.algebra import ComposedLayout, Layout, Swizzle
+
+    return ComposedLayout(Swizzle(3, 4, 3), 0, Layout((8, 64), (64, 1)), show_offset=False)
+
+
+@example("unit_layout.swizzle_unit_not_given")
+def _unit_layout_swizzle_unit() -> str:
+    from ptxconf.oracle.algebra import Unit, UnitLayout
+
+    return _raised(lambda: UnitLayout(_atom(), Unit.ELEMS, 16).to_bits())
+
+
+@example("unit_layout.not_a_power_of_two")
+def _unit_layout_pow2() -> str:
+    from ptxconf.oracle.algebra import Unit, UnitLayout
+
+    return _raised(lambda: UnitLayout(_atom(), Unit.BITS, 6).to_unit(Unit.BITS, swizzle_unit=Unit.ELEMS))
