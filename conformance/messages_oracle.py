@@ -306,9 +306,11 @@ def _load_refused(build: Callable[[Path], Path]) -> str:
         try:
             load_spec(root)
         except SpecErrors as e:
-            assert len(e.errors) == 1, e.errors
-            return e.errors[0].message
-    raise AssertionError("the spec loaded")
+            errors = e.errors
+        else:
+            raise AssertionError("the spec loaded")
+    assert len(errors) == 1, errors
+    return errors[0].message
 
 
 @example("spec.directory_not_found")
@@ -821,3 +823,56 @@ def _unit_layout_pow2() -> str:
     from ptxconf.oracle.algebra import Unit, UnitLayout
 
     return _raised(lambda: UnitLayout(_atom(), Unit.BITS, 6).to_unit(Unit.BITS, swizzle_unit=Unit.ELEMS))
+
+
+# --- oracle/interpret.py: what encoding refuses ------------------------------------------------------
+
+
+def _encode_values_refused(dtype: str, values: list[float]) -> str:
+    from ptxconf.oracle import interpret
+    from ptxconf.oracle.spec import default_spec
+
+    return _raised(lambda: interpret.encode(default_spec(), dtype, values))
+
+
+@example("interpret.not_finite")
+def _interpret_finite() -> str:
+    return _encode_values_refused("f16", [1.0, float("inf")])
+
+
+@example("interpret.not_exactly_representable")
+def _interpret_representable() -> str:
+    return _encode_values_refused("e4m3", [1, 17])
+
+
+@example("interpret.out_of_range")
+def _interpret_range() -> str:
+    return _encode_values_refused("e4m3", [1, 480])
+
+
+@example("interpret.non_integer")
+def _interpret_non_integer() -> str:
+    return _encode_values_refused("s8", [1, 1.5])
+
+
+@example("interpret.outside_the_integer_range")
+def _interpret_outside() -> str:
+    return _encode_values_refused("s8", [1, -129])
+
+
+@example("interpret.accumulator_not_an_integer_code")
+def _interpret_accumulator() -> str:
+    import numpy as np
+
+    from ptxconf.oracle import interpret
+    from ptxconf.oracle.spec import default_spec
+
+    raw = np.array([[0x3F800000, 0x7F800000]], dtype=np.uint64)
+    return _raised(lambda: interpret.accumulator_values(default_spec(), "f32", raw))
+
+
+@example("interpret.elements_do_not_pack_a_register")
+def _interpret_subelement() -> str:
+    from ptxconf.oracle import interpret
+
+    return _raised(lambda: interpret.subelement_bits(3))

@@ -1,7 +1,7 @@
-"""Checks of oracle/interpret.py that mutation testing found missing (reports/mutation/README.md):
-element encodings, exact ranges, random operands, the discovery coding and the host arithmetic.
-The placement model (offsets, strides, place/gather, registers, wmma) is in
-test_oracle_mutants_interpret_placement.py.
+"""Element values of the probes (oracle/interpret.py): element encodings, exact ranges, random
+operands, the discovery coding and the host arithmetic, and what encoding refuses (the wording:
+messages_oracle.py's interpret.*). The placement model (offsets, strides, place/gather,
+registers, wmma) is test_interpret_placement.py's.
 
 Expected values are worked by hand, never read from the code under test:
 
@@ -25,6 +25,7 @@ import warnings
 
 import numpy as np
 import pytest
+from case_outcomes import raises_naming
 
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle import records
@@ -57,7 +58,7 @@ def test_register_bits_attribute_and_unknown_names() -> None:
 # --- exact ranges ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype,limit,lo", [
+@pytest.mark.parametrize(("dtype", "limit", "lo"), [
     ("f16", 2048, -2048), ("bf16", 256, -256), ("tf32", 2048, -2048), ("e4m3", 16, -16),
     ("e5m2", 8, -8), ("f32", 1 << 24, -(1 << 24)), ("f64", 1 << 53, -(1 << 53)),
     ("s8", 127, -128), ("s4", 7, -8), ("s32", (1 << 31) - 1, -(1 << 31)),
@@ -71,7 +72,7 @@ def test_exact_limit_and_value_range(dtype: str, limit: int, lo: int) -> None:
 # --- encodings -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype,value,bits", [
+@pytest.mark.parametrize(("dtype", "value", "bits"), [
     ("f16", 2.0 ** -24, 0x0001),           # smallest subnormal
     ("f16", 2.0 ** -15, 0x0200),           # subnormal, mantissa 512
     ("f16", 1023 * 2.0 ** -24, 0x03FF),    # largest subnormal
@@ -93,12 +94,14 @@ def test_encode_and_decode_subnormals_and_extremes(dtype: str, value: float, bit
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow warning from the branch not taken
         raw = I.encode(SPEC, dtype, [value])
-        assert raw.dtype == np.uint64 and int(raw[0]) == bits
+        assert raw.dtype == np.uint64
+        assert int(raw[0]) == bits
         back = I.decode(SPEC, dtype, np.array([bits], dtype=np.uint64))
-    assert back.dtype == np.float64 and float(back[0]) == value
+    assert back.dtype == np.float64
+    assert float(back[0]) == value
 
 
-@pytest.mark.parametrize("dtype,bits,want", [
+@pytest.mark.parametrize(("dtype", "bits", "want"), [
     ("f16", 0x7C00, np.inf), ("f16", 0xFC00, -np.inf), ("f16", 0x7E00, np.nan),
     ("f16", 0x7C01, np.nan), ("e5m2", 0x7C, np.inf), ("e5m2", 0x7D, np.nan),
     ("e4m3", 0x7F, np.nan), ("e4m3", 0xFF, np.nan), ("e4m3", 0x7E, 448.0), ("e4m3", 0xF8, -256.0),
@@ -118,25 +121,29 @@ def test_encode_reads_values_of_any_float_width() -> None:
     assert _ints(raw) == [0x3F800000, 0x40400000]
 
 
-@pytest.mark.parametrize("dtype,values,match", [
-    ("f16", [1.0, np.inf], r"^f16: only finite values are encoded$"),
-    ("e4m3", [1, 17], r"^e4m3: \S*17\.0\S* is not exactly representable$"),
-    ("f16", [1.0, 2.0 ** -25], r"^f16: \S*2\.98\d*e-08\S* is not exactly representable$"),
-    ("e4m3", [1, 512], r"^e4m3: \S*512\.0\S* is out of range$"),   # exponent field 16 > 15
-    ("e4m3", [1, 480], r"^e4m3: \S*480\.0\S* is out of range$"),   # S.1111.111 is NaN
-    ("f16", [1, 65536], r"^f16: \S*65536\.0\S* is out of range$"),  # field 31 is inf/NaN
-    ("s8", [1, 1.5], r"^s8: non-integer values$"),
-    ("s8", [1, -129], r"^s8: values outside \[-128, 127\]$"),
-    ("s4", [8], r"^s4: values outside \[-8, 7\]$"),
-    ("u8", [256], r"^u8: values outside \[0, 255\]$"),
-    ("u4", [-1], r"^u4: values outside \[0, 15\]$"),
+@pytest.mark.parametrize(("dtype", "values", "named"), [
+    ("f16", [1.0, np.inf], ("finite",)),
+    ("e4m3", [1, 17], ("17.0", "representable")),
+    ("f16", [1.0, 2.0 ** -25], ("2.98", "e-08", "representable")),
+    ("e4m3", [1, 512], ("512.0", "range")),   # exponent field 16 > 15
+    ("e4m3", [1, 480], ("480.0", "range")),   # S.1111.111 is NaN
+    ("f16", [1, 65536], ("65536.0", "range")),  # field 31 is inf/NaN
+    ("s8", [1, 1.5], ("non-integer",)),
+    ("s8", [1, -129], ("[-128, 127]",)),
+    ("s4", [8], ("[-8, 7]",)),
+    ("u8", [256], ("[0, 255]",)),
+    ("u4", [-1], ("[0, 15]",)),
 ])
-def test_encode_refusals_name_the_value(dtype: str, values: list, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+def test_encode_refusals_name_the_value(dtype: str, values: list, named: tuple[str, ...]) -> None:
+    """The message starts with the type and names the value or the range, and which refusal it
+    is (finite, representable, range, non-integer; the wording: messages_oracle.py's
+    interpret.*)."""
+    with raises_naming(ValueError, *named) as info:
         I.encode(SPEC, dtype, values)
+    assert str(info.value).startswith(f"{dtype}: ")
 
 
-@pytest.mark.parametrize("dtype,values,bits", [
+@pytest.mark.parametrize(("dtype", "values", "bits"), [
     ("s8", [-128, -1, 127], [0x80, 0xFF, 0x7F]), ("s4", [-8, -1, 7], [0x8, 0xF, 0x7]),
     ("u8", [0, 255], [0x00, 0xFF]), ("u4", [15], [0xF]), ("b1", [0, 1], [0, 1]),
     ("s32", [-1], [0xFFFFFFFF]),
@@ -144,15 +151,17 @@ def test_encode_refusals_name_the_value(dtype: str, values: list, match: str) ->
 def test_integer_encodings_are_twos_complement_in_uint64(dtype: str, values: list,
                                                           bits: list) -> None:
     raw = I.encode(SPEC, dtype, values)
-    assert raw.dtype == np.uint64 and _ints(raw) == bits
+    assert raw.dtype == np.uint64
+    assert _ints(raw) == bits
     back = I.decode(SPEC, dtype, raw)
-    assert back.dtype == np.int64 and _ints(back) == values
+    assert back.dtype == np.int64
+    assert _ints(back) == values
 
 
 # --- random exact-integer operands -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype,acc,k,want", [
+@pytest.mark.parametrize(("dtype", "acc", "k", "want"), [
     ("f16", "f32", 16, (-11, 11)),      # isqrt(2048 // 16) = 11 < 2048
     ("e4m3", "f32", 32, (-8, 8)),       # isqrt(64) = 8 < 16
     ("e5m2", "f16", 16, (-8, 8)),       # isqrt(128) = 11 > 8: the type's own limit
@@ -165,13 +174,14 @@ def test_operand_range(dtype: str, acc: str, k: int, want: tuple[int, int]) -> N
     assert I.operand_range(SPEC, dtype, acc, k) == want
 
 
-@pytest.mark.parametrize("dtype,acc,k,lo,hi", [
+@pytest.mark.parametrize(("dtype", "acc", "k", "lo", "hi"), [
     ("e4m3", "f32", 32, -8, 8), ("u8", "s32", 32, 0, 255), ("f16", "f16", 16, -11, 11),
 ])
 def test_random_operand_draws_the_whole_range(dtype: str, acc: str, k: int, lo: int,
                                               hi: int) -> None:
     vals = I.random_operand(SPEC, dtype, (64, 80), np.random.default_rng(7), acc_dtype=acc, k=k)
-    assert vals.shape == (64, 80) and vals.dtype == np.int64
+    assert vals.shape == (64, 80)
+    assert vals.dtype == np.int64
     # 5120 uniform draws from at most 256 values: every end is drawn
     assert (int(vals.min()), int(vals.max())) == (lo, hi)
 
@@ -183,15 +193,17 @@ def test_matmul_is_a_times_b_transposed_in_int64() -> None:
     assert d.dtype == np.int64
     assert _ints(d) == [[5, 6, 9], [2, 3, 20]]
     d2 = I.matmul(b, a.astype(np.float32))                   # B @ A^T, the float one second
-    assert d2.dtype == np.int64 and _ints(d2) == [[5, 2], [6, 3], [9, 20]]
+    assert d2.dtype == np.int64
+    assert _ints(d2) == [[5, 2], [6, 3], [9, 20]]
     big = I.matmul(np.array([[1 << 40]]), np.array([[(1 << 20) + 1]]))
-    assert big.dtype == np.int64 and int(big[0, 0]) == (1 << 60) + (1 << 40)
+    assert big.dtype == np.int64
+    assert int(big[0, 0]) == (1 << 60) + (1 << 40)
 
 
 # --- discovery coding ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("dtype,count,acc,want", [
+@pytest.mark.parametrize(("dtype", "count", "acc", "want"), [
     ("s8", 100, None, (128, 1)),          # 127 + 1 = 128 codes in one digit
     ("s8", 128, None, (128, 1)),
     ("s8", 129, None, (128, 2)),
@@ -224,31 +236,37 @@ def test_digits_and_combine() -> None:
     assert plan.digit(codes, 1).dtype == np.int64
     # codes decoded from a float type's image are float64; digits come back int64
     from_float = plan.digit(np.array([27.0, 63.0]), 1)
-    assert from_float.dtype == np.int64 and _ints(from_float) == [2, 3]
+    assert from_float.dtype == np.int64
+    assert _ints(from_float) == [2, 3]
     # digits read back from a float type's image are float64; codes come back int64
     got = plan.combine([np.array([3.0, 1.0]), np.array([2.0, 0.0]), np.array([1.0, 3.0])])
-    assert got.dtype == np.int64 and _ints(got) == [27, 49]
+    assert got.dtype == np.int64
+    assert _ints(got) == [27, 49]
     one = I.DigitPlan(base=8, digits=1).combine([np.array([[5, 7]])])
-    assert one.dtype == np.int64 and _ints(one) == [[5, 7]]
+    assert one.dtype == np.int64
+    assert _ints(one) == [[5, 7]]
 
 
 def test_accumulator_values_are_int64_codes() -> None:
     # binary32 1.0, 3.0, -2.0; binary16 1.0 and 2048.0; s32 -1
     got = I.accumulator_values(SPEC, "f32", np.array([0x3F800000, 0x40400000, 0xC0000000]))
-    assert got.dtype == np.int64 and _ints(got) == [1, 3, -2]
+    assert got.dtype == np.int64
+    assert _ints(got) == [1, 3, -2]
     f16 = I.accumulator_values(SPEC, "f16", np.array([[0x3C00, 0x6800]]))
-    assert f16.dtype == np.int64 and _ints(f16) == [[1, 2048]]
+    assert f16.dtype == np.int64
+    assert _ints(f16) == [[1, 2048]]
     s32 = I.accumulator_values(SPEC, "s32", np.array([0xFFFFFFFF, 5]))
-    assert s32.dtype == np.int64 and _ints(s32) == [-1, 5]
+    assert s32.dtype == np.int64
+    assert _ints(s32) == [-1, 5]
 
 
-@pytest.mark.parametrize("raw,match", [
-    ([0x3F800000, 0x3FC00000], r"^accumulator f32 at \(1,\) holds \S*1\.5\S*, not an integer code$"),
-    ([[0x3F800000, 0x7F800000]], r"^accumulator f32 at \(0, 1\) holds \S*inf\S*, not an integer code$"),
-    ([[0x40000000], [0x7FC00000]], r"^accumulator f32 at \(1, 0\) holds \S*nan\S*, not an integer code$"),
+@pytest.mark.parametrize(("raw", "at", "held"), [
+    ([0x3F800000, 0x3FC00000], "(1,)", "1.5"),
+    ([[0x3F800000, 0x7F800000]], "(0, 1)", "inf"),
+    ([[0x40000000], [0x7FC00000]], "(1, 0)", "nan"),
 ])
-def test_accumulator_values_refuse_what_is_not_an_integer(raw: list, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+def test_accumulator_values_refuse_what_is_not_an_integer(raw: list, at: str, held: str) -> None:
+    with raises_naming(ValueError, "f32", f"at {at}", held):
         I.accumulator_values(SPEC, "f32", np.array(raw, dtype=np.uint64))
 
 
@@ -263,7 +281,8 @@ def test_index_image_holds_digit_j_of_each_slot() -> None:
     assert list(I.index_image(SPEC, "f16", 5, four, 0)) == [0, 0, 0, 0x3C, 0]
     # e4m3: slot i at byte i; 1.0 = 0x38, 2.0 = 0x40, 3.0 = 0x44
     img = I.index_image(SPEC, "e4m3", 4, I.DigitPlan(base=16, digits=1), 0)
-    assert img.dtype == np.uint8 and list(img) == [0, 0x38, 0x40, 0x44]
+    assert img.dtype == np.uint8
+    assert list(img) == [0, 0x38, 0x40, 0x44]
     # b1: slot i at bit i % 8 of byte i // 8 (LSB first)
     assert list(I.index_image(SPEC, "b1", 2, two, 0)) == [0xAA, 0xAA]
     assert list(I.index_image(SPEC, "b1", 2, two, 1)) == [0xCC, 0xCC]
@@ -286,11 +305,12 @@ def test_map_lines() -> None:
 
 
 def test_subelement_bits() -> None:
-    assert I.subelement_bits(16) == 16 and I.subelement_bits(4, SPEC) == 4
-    with pytest.raises(ValueError, match=r"^3-bit elements do not pack a 32-bit register$"):
+    assert I.subelement_bits(16) == 16
+    assert I.subelement_bits(4, SPEC) == 4
+    with raises_naming(ValueError, "3-bit", "32-bit"):
         I.subelement_bits(3)
     # a spec whose registers are 64 bits wide (every fragment row holds twice the elements)
     wide = _wide_registers()
     assert I.subelement_bits(64, wide) == 64
-    with pytest.raises(ValueError, match=r"^48-bit elements do not pack a 64-bit register$"):
+    with raises_naming(ValueError, "48-bit", "64-bit"):
         I.subelement_bits(48, wide)
