@@ -1,40 +1,31 @@
-"""Mutation testing of the oracle's pure code with mutmut (`tox -e oracle-mutants`).
+"""The mutation audit of the oracle's code with mutmut (`tox -e oracle-mutants`).
+
+Each run draws FRESH mutants: a seed per run (printed; `--seed N` repeats a run), and per module
+of `[tool.mutmut] only_mutate` a uniform random sample of `--per-module N` of its mutants
+(`random.Random(f"{seed}:{module}")`, so a module's draw does not depend on which others run).
+mutmut runs them with `[tool.mutmut]`'s test selection, read at run time (`--tests` replaces it
+for one run). Per module it prints a score, (killed + timeout + explained survivors) / judged
+mutants, against the module's floor in reports/mutation/floors.json, and exits 1 when a module
+is below its floor or has none. A survivor is explained by an entry of
+reports/mutation/explained.toml naming its module, its function and a snippet of its diff
+(never mutmut's positional mutant id, which every edit shifts); each unexplained survivor is
+printed with its diff and an entry to paste.
 
 mutmut names a mutant after its file's path (`ptxconf/oracle/descriptor.py` ->
 `ptxconf.oracle.descriptor`) and puts its mutated copy first on `sys.path`; the tests import
-`ptxconf.oracle.descriptor`. So mutmut runs in a staging tree laid out under the import names:
-`ptxconf/` (the repo's `src/ptxconf/`: its code, spec/ and findings), `conformance/`, and
-`pyproject.toml`, whose `[tool.mutmut]` section (paths in the staging tree's terms) says what is
-mutated and which tests run. The tests there import the mutated copy (mutmut's `mutants/` comes
-first on sys.path, ahead of the installed package). The summary names each module by its path
-under src/ptxconf (`oracle/descriptor.py`; the repository's `oracle` link leads there).
+`ptxconf.oracle.descriptor`. So mutmut runs in a staging tree laid out under the import names
+(`.mutmut-stage/`, ignored, built anew each run): `ptxconf/` (the repo's `src/ptxconf/`),
+`conformance/` and `pyproject.toml`. Modules are named by their path under src/ptxconf
+(`oracle/descriptor.py`).
 
-    python reports/mutation/run_mutmut.py [--jobs N] [--source worktree|head] [--keep] [--merge]
-                                          [--summary PATH] [--no-run] [--tests TEST ...]
-                                          [--mutate FILE ...] [--sample N --seed S]
-                                          [--] [MUTANT_GLOB ...]
-
-Writes a summary (per module: mutants, killed, survived, timeout, score; each survivor with its
-diff on one line) to reports/mutation/summary.json. The staging tree is `.mutmut-stage/`
-(ignored); it is built anew each run unless `--keep` (then mutmut reuses its earlier results).
-`--merge` keeps, from the summary already there, every module this staging tree has not run, so
-a run of some modules does not drop the others' results; `runs` names, for every module, the
-run (date, commit, command, note) its figures come from.
-
-`--mutate` replaces `[tool.mutmut]`'s `only_mutate` for this run (staging-tree paths, e.g.
-`ptxconf/oracle/proofs/*.py`). `--sample N --seed S` generates every mutant of those files, then
-runs a uniform random sample of N of them (`random.Random(S)`, over the mutants the globs match):
-for modules whose tests are too slow to run every mutant (the Z3 proofs, the spec mutants).
-Their summary entries say `sampled` (how many of how many, the seed) and the 95% interval of
-the score; the survivors of the sample are explained like any other.
+    python reports/mutation/run_mutmut.py [--seed N] [--per-module N] [--module PATH ...]
+                                          [--jobs N] [--source worktree|head] [--tests TEST ...]
+                                          [--report PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import fnmatch
-import hashlib
 import io
 import json
 import math
@@ -44,17 +35,14 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 STAGE = ROOT / ".mutmut-stage"
-SUMMARY = ROOT / "reports" / "mutation" / "summary.json"
-#: The first runs (before the tests they prompted) and how each survivor was handled.
-FIRST_RUN = ROOT / "reports" / "mutation" / "first-run.json"
-TRIAGE = ROOT / "reports" / "mutation" / "triage.json"
-README = ROOT / "reports" / "mutation" / "README.md"
-BEGIN, END = "<!-- tables: run_mutmut.py --markdown -->", "<!-- /tables -->"
-SCORES_BEGIN, SCORES_END = "<!-- scores: run_mutmut.py --markdown -->", "<!-- /scores -->"
+FLOORS = ROOT / "reports" / "mutation" / "floors.json"
+EXPLAINED = ROOT / "reports" / "mutation" / "explained.toml"
+REPORT = STAGE / "report.json"
 #: repo folder -> where it lies in the staging tree (its import name)
 LAYOUT = {"src/ptxconf": "ptxconf", "conformance": "conformance"}
 #: the package's folder in the repository (the summary's module paths are relative to it)
@@ -102,6 +90,17 @@ def select_mutated(pyproject: str, files: list[str]) -> str:
     return _replace_list(pyproject, "only_mutate", files)
 
 
+def present_tests(listed: list[str], root: Path) -> tuple[list[str], list[str]]:
+    """The test selection's entries whose file exists under `root` (options such as
+    --deselect kept), and those whose file does not (a test file renamed or folded into
+    another while its selection entry still names it)."""
+    kept, gone = [], []
+    for t in listed:
+        (gone if not t.startswith("-") and not (root / t.split("::")[0]).is_file()
+         else kept).append(t)
+    return kept, gone
+
+
 def build_stage(source: str, keep: bool, tests: list[str] | None = None,
                 mutate: list[str] | None = None) -> None:
     """Lay the repository out under its import names in STAGE (keeping STAGE/mutants if keep)."""
@@ -122,14 +121,22 @@ def build_stage(source: str, keep: bool, tests: list[str] | None = None,
         else:
             shutil.copytree(ROOT / src, STAGE / dest, ignore=_ignore, dirs_exist_ok=True)
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    if not tests:
+        listed = tomllib.loads(text)["tool"]["mutmut"]["pytest_add_cli_args_test_selection"]
+        tests, gone = present_tests(listed, STAGE)
+        for t in gone:
+            print(f"run_mutmut: warning: {t} (in [tool.mutmut]'s test selection) is not in "
+                  "conformance/: left out of this run", file=sys.stderr)
+        tests = tests if gone else None
     text = select_tests(text, tests) if tests else text
     (STAGE / "pyproject.toml").write_text(select_mutated(text, mutate) if mutate else text,
                                           encoding="utf-8")
     shutil.copy2(Path(__file__).with_name("mutmut_profile.py"), STAGE / "mutmut_profile.py")
 
 
-def generated_mutants(jobs: int) -> list[str]:
-    """Generate mutmut's mutants in STAGE (no test runs) and name every one, in a stable order."""
+def generated_mutants(jobs: int) -> dict[str, list[str]]:
+    """Generate mutmut's mutants in STAGE (no test runs): module (path under src/ptxconf) ->
+    its mutants' names, in a stable order."""
     code = ("import os; from mutmut.__main__ import create_mutants; "
             "from mutmut.mutation.trampoline import set_mutant_under_test; "
             "from mutmut.utils.file_utils import copy_src_dir, copy_also_copy_files, "
@@ -137,17 +144,137 @@ def generated_mutants(jobs: int) -> list[str]:
             "set_mutant_under_test('mutant_generation'); copy_src_dir(); copy_also_copy_files(); "
             f"setup_source_paths(); create_mutants({jobs})")
     subprocess.run([sys.executable, "-c", code], cwd=STAGE, check=True, capture_output=True)
-    names = []
+    out: dict[str, list[str]] = {}
     for meta in sorted((STAGE / "mutants").rglob("*.py.meta")):
-        names += json.loads(meta.read_text())["exit_code_by_key"]
-    return sorted(names, key=_mutant_sort_key)
+        names = json.loads(meta.read_text())["exit_code_by_key"]
+        if names:
+            out[module_of(meta)] = sorted(names, key=_mutant_sort_key)
+    return out
 
 
-def sample(names: list[str], globs: list[str], n: int, seed: int) -> list[str]:
-    """A uniform random sample of `n` of the named mutants the globs match (all when no glob)."""
-    pool = [m for m in names if not globs or any(fnmatch.fnmatchcase(m, g) for g in globs)]
-    chosen = random.Random(seed).sample(pool, min(n, len(pool)))
-    return sorted(chosen, key=_mutant_sort_key)
+def module_of(meta: Path) -> str:
+    """`.../mutants/ptxconf/oracle/descriptor.py.meta` -> `oracle/descriptor.py`."""
+    rel = meta.relative_to(STAGE / "mutants").as_posix().removesuffix(".meta")
+    return rel.removeprefix(LAYOUT[PACKAGE] + "/")
+
+
+def sample(by_module: dict[str, list[str]], per_module: int, seed: int) -> dict[str, list[str]]:
+    """Per module, a uniform random sample of `per_module` of its mutants (all if fewer), drawn
+    with `random.Random(f"{seed}:{module}")`: the same seed gives the same draw, whichever
+    other modules run."""
+    return {module: sorted(random.Random(f"{seed}:{module}").sample(names, min(per_module,
+                                                                               len(names))),
+                           key=_mutant_sort_key)
+            for module, names in sorted(by_module.items())}
+
+
+def function_of(mutant: str) -> str:
+    """The function a mutant changes: `ptxconf.oracle.banks.x__param_modes__mutmut_4` ->
+    `_param_modes`; a method `...xǁSpecǁof__mutmut_2` -> `Spec.of`."""
+    mangled = mutant.rpartition(".")[2].rpartition("__mutmut_")[0]
+    if mangled.startswith("xǁ"):
+        return ".".join(mangled.removeprefix("xǁ").split("ǁ"))
+    return mangled.removeprefix("x_")
+
+
+def one_line(diff: str) -> str:
+    """A unified diff of one function as `- old  + new` on one line."""
+    minus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
+    plus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
+    return f"- {' | '.join(minus)}  + {' | '.join(plus)}"
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def load_explained(path: Path = EXPLAINED) -> list[dict]:
+    """The explanations: `[[explained]]` tables of module, function, snippets (or snippet) and
+    why; refused with its position when a key is missing."""
+    import tomllib
+
+    entries = tomllib.loads(path.read_text(encoding="utf-8")).get("explained", []) \
+        if path.exists() else []
+    for i, e in enumerate(entries, 1):
+        if "snippet" in e:
+            e.setdefault("snippets", []).append(e.pop("snippet"))
+        missing = [k for k in ("module", "function", "snippets", "why") if not e.get(k)]
+        if missing:
+            raise ValueError(f"{path}: [[explained]] entry {i} lacks {', '.join(missing)}")
+    return entries
+
+
+def explanation(entries: list[dict], module: str, function: str, diff: str) -> str | None:
+    """Why a survivor may survive: the first entry of its module and function one of whose
+    snippets occurs in its one-line diff (whitespace squashed); None when none does."""
+    line = _squash(diff)
+    for e in entries:
+        if e["module"] == module and e["function"] == function and any(
+                _squash(s) in line for s in e["snippets"]):
+            return str(e["why"])
+    return None
+
+
+CAUGHT = {"killed", "timeout", "caught by type check", "segfault"}
+NOT_RUN = {"not checked", "skipped", "check was interrupted by user"}
+
+
+def score_module(statuses: dict[str, str], diffs: dict[str, str], module: str,
+                 entries: list[dict]) -> dict:
+    """One module's figures from its sampled mutants' statuses (name -> mutmut status) and the
+    survivors' one-line diffs: an explained survivor counts as caught, an unexplained one
+    against the score."""
+    counts: dict[str, int] = {}
+    explained, unexplained = [], []
+    for name, status in sorted(statuses.items(), key=lambda kv: _mutant_sort_key(kv[0])):
+        counts[status] = counts.get(status, 0) + 1
+        if status in CAUGHT or status in NOT_RUN:
+            continue
+        item = {"mutant": name, "function": function_of(name), "status": status,
+                "diff": diffs.get(name, "")}
+        why = explanation(entries, module, item["function"], item["diff"])
+        (explained if why else unexplained).append({**item, "why": why} if why else item)
+    judged = sum(v for k, v in counts.items() if k not in NOT_RUN)
+    caught = sum(v for k, v in counts.items() if k in CAUGHT)
+    return {"judged": judged, "caught": caught, "explained": len(explained),
+            "unexplained": unexplained, "explained_survivors": explained, "counts": counts,
+            "score": round((caught + len(explained)) / judged, 4) if judged else None,
+            "interval_95": wilson(caught + len(explained), judged)}
+
+
+def below_floor(scores: dict[str, dict], floors: dict[str, float]) -> list[str]:
+    """What fails the audit: each module whose score is below its floor, or that has no floor."""
+    out = []
+    for module, m in sorted(scores.items()):
+        if module not in floors:
+            out.append(f"{module}: no floor in {FLOORS.name} (add one)")
+        elif m["score"] is not None and m["score"] < floors[module]:
+            out.append(f"{module}: score {m['score']:.3f} below its floor {floors[module]:.2f}")
+    return out
+
+
+def table(scores: dict[str, dict], floors: dict[str, float], drawn: dict[str, tuple[int, int]]) -> str:
+    """The per-module lines of a run: sampled of all, caught, explained, unexplained, score,
+    floor and whether it holds."""
+    rows = [("module", "sampled", "caught", "explained", "unexplained", "score", "floor", "")]
+    for module, m in sorted(scores.items()):
+        floor = floors.get(module)
+        ok = "no floor" if floor is None else (
+            "ok" if m["score"] is None or m["score"] >= floor else "BELOW FLOOR")
+        rows.append((module, f"{drawn[module][0]} of {drawn[module][1]}", str(m["caught"]),
+                     str(m["explained"]), str(len(m["unexplained"])),
+                     "-" if m["score"] is None else f"{m['score']:.3f}",
+                     "-" if floor is None else f"{floor:.2f}", ok))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in rows)
+
+
+def paste_entry(module: str, s: dict) -> str:
+    """A `[[explained]]` entry for an unexplained survivor, to complete with why."""
+    plus = s["diff"].partition("  + ")[2] or s["diff"]
+    return (f"[[explained]]\nmodule = {json.dumps(module)}\nfunction = {json.dumps(s['function'])}"
+            f"\nsnippet = {json.dumps(plus)}\nwhy = \"equivalent: ...\"")
 
 
 def wilson(killed: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -164,188 +291,21 @@ def _git(*args: str) -> str:
     return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout.strip()
 
 
-def _one_line(diff: str) -> str:
-    """A unified diff of one function as `- old / + new` on one line."""
-    minus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("-") and not ln.startswith("---")]
-    plus = [ln[1:].strip() for ln in diff.splitlines() if ln.startswith("+") and not ln.startswith("+++")]
-    return f"- {' | '.join(minus)}  + {' | '.join(plus)}"
-
-
-def summarize(argv: list[str], source: str, note: str = "", seed: int | None = None) -> dict:
-    """Read mutmut's results from STAGE/mutants (run inside STAGE); with `seed`, the run was a
-    sample (drawn with that seed) and each module says so, with its score's 95% interval."""
-    from mutmut.mutation.data import SourceFileMutationData
+def read_results(chosen: dict[str, list[str]]) -> tuple[dict[str, dict[str, str]], dict[str, str]]:
+    """mutmut's status of each chosen mutant and each survivor's one-line diff (run in STAGE)."""
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
-    from mutmut.utils.file_utils import walk_mutatable_files
 
-    modules: dict[str, dict] = {}
-    for path in walk_mutatable_files():
-        m = SourceFileMutationData(path=path)
-        m.load()
-        if all(code is None for code in m.exit_code_by_key.values()):
-            continue  # not run (e.g. filtered out by a mutant glob)
-        repo_path = "oracle/" + str(path).removeprefix("ptxconf/oracle/")  # under src/ptxconf
-        counts: dict[str, int] = {}
-        survivors = []
-        for key, code in sorted(m.exit_code_by_key.items(), key=lambda kv: _mutant_sort_key(kv[0])):
-            status = status_by_exit_code[code]
-            counts[status] = counts.get(status, 0) + 1
-            if status in {"survived", "no tests", "suspicious"}:
-                survivors.append({"mutant": key, "status": status,
-                                  "diff": _one_line(get_diff_for_mutant(key, path=path))})
-        total = sum(counts.values())
-        killed, timeout = counts.get("killed", 0), counts.get("timeout", 0)
-        judged = total - counts.get("not checked", 0)
-        source_bytes = (ROOT / PACKAGE / repo_path).read_bytes() if source == "worktree" else \
-            subprocess.run(["git", "show", f"HEAD:{PACKAGE}/{repo_path}"], cwd=ROOT,
-                           capture_output=True).stdout
-        modules[repo_path] = {
-            "mutants": judged, "killed": killed, "survived": counts.get("survived", 0),
-            "timeout": timeout, "no_tests": counts.get("no tests", 0),
-            "not_checked": counts.get("not checked", 0),
-            "other": {k: v for k, v in counts.items()
-                      if k not in {"killed", "survived", "timeout", "no tests", "not checked"}},
-            "score": round((killed + timeout) / judged, 4) if judged else None,
-            "sha256": hashlib.sha256(source_bytes).hexdigest(),
-            "survivors": survivors,
-        }
-        if seed is not None:
-            modules[repo_path]["sampled"] = {"of": total, "seed": seed,
-                                             "interval_95": wilson(killed + timeout, judged)}
-    return {
-        "tool": f"mutmut {_version('mutmut')}",
-        "command": "tox -e oracle-mutants" + (" -- " + " ".join(argv) if argv else ""),
-        "note": note,
-        "date": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "commit": _git("rev-parse", "HEAD"),
-        "source": source,
-        "hypothesis_profile": PROFILE,
-        "score": "(killed + timeout) / (mutants - not checked); a mutant no selected test reaches "
-                 "counts as not killed",
-        "modules": modules,
-    }
-
-
-def _handling(triage: dict[str, str], mutant: str) -> str:
-    """How a mutant was handled: its own entry, else the most specific pattern matching it (a
-    character class before a `*`, a longer pattern before a shorter one), whatever the order."""
-    import fnmatch
-
-    if mutant in triage:
-        return triage[mutant]
-    matching = [p for p in triage if fnmatch.fnmatchcase(mutant, p)]
-    if not matching:
-        return "UNTRIAGED"
-    return triage[min(matching, key=lambda p: ("*" in p, -len(p)))]
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
-
-
-def render(summary: dict, first: dict, triage: dict[str, str]) -> str:
-    """The README's tables: per module the first and the last run's counts, and every mutant
-    that survived either run, with its diff, its status in the last run and how it was handled."""
-    out = []
-    order = ["oracle/descriptor.py", "oracle/algebra/swizzle.py", "oracle/canonical.py", "oracle/banks.py",
-             "oracle/domain.py", "oracle/verdicts.py", "oracle/wmma.py", "oracle/fragments.py"]
-    for path, mod in sorted(summary["modules"].items(),
-                            key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)):
-        before = first.get("modules", {}).get(path)
-        out += [f"### {path}", "",
-                "| run | mutants | killed | survived | timeout | no tests | score |",
-                "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        for name, m in (("first (before the new tests)", before), ("last (summary.json)", mod)):
-            if m:
-                out.append(f"| {name} | {m['mutants']} | {m['killed']} | {m['survived']} | "
-                           f"{m['timeout']} | {m['no_tests']} | {m['score']} |")
-        if "sampled" in mod:
-            out += ["", f"A uniform random sample of {mod['mutants']} of the module's "
-                        f"{mod['sampled']['of']} mutants (seed {mod['sampled']['seed']}); the "
-                        f"score's 95% interval is {mod['sampled']['interval_95']}."]
-        now = {s["mutant"]: s for s in mod["survivors"]}
-        rows = {s["mutant"]: s for s in (before or {}).get("survivors", [])}
-        rows.update(now)
-        out += ["", "| mutant | diff (- original + mutant) | last run | handled |",
-                "| --- | --- | --- | --- |"]
-        for key in sorted(rows, key=_mutant_sort_key):
-            status = now[key]["status"] if key in now else "killed"
-            how = _handling(triage, key)
-            if how == "UNTRIAGED" and status == "killed":
-                how = "killed in the last run"
-            elif how.startswith("killed") and status != "killed":
-                how = f"NOT KILLED (meant: {how})"
-            short = key.removeprefix("ptxconf.oracle.")
-            out.append(f"| `{_cell(short)}` | `{_cell(rows[key]['diff'])}` | {status} | {_cell(how)} |")
-        out.append("")
-    return "\n".join(out)
-
-
-def score_table(summary: dict) -> str:
-    """One row per module of the last runs (those run whole, then the sampled ones; best score
-    first), the totals of the modules run whole, and those of the sampled ones with their
-    score's 95% interval."""
-    rows = sorted(summary["modules"].items(),
-                  key=lambda kv: ("sampled" in kv[1], -kv[1]["score"], kv[0]))
-    out = ["| module | mutants | killed | timeout | survived (all explained) | no tests | score |",
-           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-    for path, m in rows:
-        drawn = f" of {m['sampled']['of']:,} (sample)" if "sampled" in m else ""
-        score = f"{m['score']} ({m['sampled']['interval_95'][0]}..{m['sampled']['interval_95'][1]})" \
-            if "sampled" in m else f"{m['score']}"
-        out.append(f"| {path} | {m['mutants']:,}{drawn} | {m['killed']:,} | {m['timeout']} | "
-                   f"{m['survived']} | {m['no_tests']} | {score} |")
-    keys = ("mutants", "killed", "timeout", "survived", "no_tests")
-    for label, part in (("", [m for _, m in rows if "sampled" not in m]),
-                        ("sampled ", [m for _, m in rows if "sampled" in m])):
-        if not part:
-            continue
-        tot = {k: sum(m[k] for m in part) for k in keys}
-        hit = tot["killed"] + tot["timeout"]
-        score = f"{hit / tot['mutants']:.4f}"
-        if label:
-            low, high = wilson(hit, tot["mutants"])
-            score += f" ({low}..{high})"
-        name = f"all {len(part)}{' ' + label.strip() if label else ''}"
-        out.append(f"| **{name}** | {tot['mutants']:,} | {tot['killed']:,} | "
-                   f"{tot['timeout']} | {tot['survived']} | {tot['no_tests']} | {score} |")
-    return "\n".join(out)
-
-
-def _replace_between(text: str, begin: str, end: str, body: str) -> str:
-    head, found, rest = text.partition(begin)
-    if not found:
-        return text
-    _, _, tail = rest.partition(end)
-    return f"{head}{begin}\n{body}\n{end}{tail}"
-
-
-def write_readme_tables(summary: dict) -> None:
-    first = json.loads(FIRST_RUN.read_text()) if FIRST_RUN.exists() else {}
-    triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
-    text = README.read_text() if README.exists() else f"{BEGIN}\n{END}\n"
-    text = _replace_between(text, SCORES_BEGIN, SCORES_END, score_table(summary))
-    README.write_text(_replace_between(text, BEGIN, END, render(summary, first, triage)))
-
-
-def this_run(summary: dict) -> dict:
-    """Where and how this summary's own run was made, as a `runs` entry."""
-    return {k: summary.get(k) for k in ("date", "commit", "command", "note")}
-
-
-def merge_carried(summary: dict, previous: dict) -> dict:
-    """`summary` with every module of `previous` it lacks (not run in this staging tree) carried
-    over unchanged; `runs` names, for every module, the run its figures come from."""
-    runs = {path: this_run(summary) for path in summary["modules"]}
-    earlier = {**previous.get("carried", {}), **previous.get("runs", {})}
-    for path, mod in previous.get("modules", {}).items():
-        if path in summary["modules"]:
-            continue
-        summary["modules"][path] = mod
-        runs[path] = earlier.get(path) or this_run(previous)
-    summary["runs"] = runs
-    return summary
+    statuses: dict[str, dict[str, str]] = {}
+    diffs: dict[str, str] = {}
+    for module, names in chosen.items():
+        path = Path(LAYOUT[PACKAGE]) / module
+        codes = json.loads((STAGE / "mutants" / f"{path}.meta").read_text())["exit_code_by_key"]
+        statuses[module] = {n: status_by_exit_code[codes.get(n)] for n in names}
+        for n, status in statuses[module].items():
+            if status not in CAUGHT and status not in NOT_RUN:
+                diffs[n] = one_line(get_diff_for_mutant(n, path=path))
+    return statuses, diffs
 
 
 def _mutant_sort_key(key: str) -> tuple[str, int]:
@@ -368,26 +328,20 @@ NOT_IN_A_FORK = ("conformance/test_proof_pool.py",)
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seed", type=int, help="the run's seed (default: a fresh one, printed)")
+    ap.add_argument("--per-module", type=int, default=10, metavar="N",
+                    help="mutants drawn per module (default 10; all of a smaller module)")
+    ap.add_argument("--module", nargs="+", metavar="PATH",
+                    help="only these modules (paths under src/ptxconf, e.g. oracle/descriptor.py; "
+                         "globs allowed) instead of every module of [tool.mutmut] only_mutate")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="mutmut --max-children")
     ap.add_argument("--source", choices=["worktree", "head"], default="worktree",
                     help="mutate the working tree's code (default) or git HEAD's (tests: always the "
                          "working tree's conformance/)")
-    ap.add_argument("--keep", action="store_true", help="reuse the staging tree's earlier mutmut results")
-    ap.add_argument("--no-run", action="store_true", help="only write the summary of the last run")
-    ap.add_argument("--summary", type=Path, default=SUMMARY)
-    ap.add_argument("--merge", action="store_true",
-                    help="keep the modules of the summary already there that this staging tree has not run")
-    ap.add_argument("--note", default="", help="a line stored in the summary (how the runs were made)")
-    ap.add_argument("--markdown", action="store_true",
-                    help="rewrite the tables of reports/mutation/README.md from the summary")
     ap.add_argument("--tests", nargs="+", metavar="TEST",
                     help="run these tests (paths or node ids) instead of [tool.mutmut]'s selection")
-    ap.add_argument("--mutate", nargs="+", metavar="FILE",
-                    help="mutate these files (staging-tree globs) instead of [tool.mutmut]'s only_mutate")
-    ap.add_argument("--sample", type=int, metavar="N",
-                    help="run a uniform random sample of N of the mutants (the globs narrow the draw)")
-    ap.add_argument("--seed", type=int, default=0, help="the sample's random seed")
-    ap.add_argument("mutants", nargs="*", help="mutant names or globs (e.g. 'ptxconf.oracle.descriptor.*')")
+    ap.add_argument("--report", type=Path, default=REPORT,
+                    help=f"where the run's figures go as JSON (default {REPORT.relative_to(ROOT)})")
     args = ap.parse_args(argv)
     unfit = [t for t in args.tests or [] if t.split("::")[0] in NOT_IN_A_FORK]
     if unfit:
@@ -395,39 +349,48 @@ def main(argv: list[str] | None = None) -> int:
               "start worker processes through the parent's fork server) and would count every "
               "mutant they reach as killed; leave them out", file=sys.stderr)
         return 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+    floors = json.loads(FLOORS.read_text(encoding="utf-8"))["floors"]
+    entries = load_explained()
+    mutate = [f"{LAYOUT[PACKAGE]}/{m}" for m in args.module] if args.module else None
+    print(f"seed {seed} (repeat this run with --seed {seed}), {args.per_module} mutants per module",
+          flush=True)
 
-    if not args.no_run:
-        build_stage(args.source, args.keep, args.tests, args.mutate)
-        env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
-        names = args.mutants
-        if args.sample is not None:
-            every = generated_mutants(args.jobs)
-            names = sample(every, args.mutants, args.sample, args.seed)
-            print(f"sample: {len(names)} of {len(every)} mutants (seed {args.seed})")
-        rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
-                             *names], cwd=STAGE, env=env).returncode
-        if rc != 0:
-            print(f"mutmut run exited {rc}", file=sys.stderr)
-            return rc
+    build_stage(args.source, False, args.tests, mutate)
+    every = generated_mutants(args.jobs)
+    chosen = sample(every, args.per_module, seed)
+    print(f"{sum(map(len, chosen.values()))} mutants of {sum(map(len, every.values()))} in "
+          f"{len(chosen)} modules", flush=True)
+    env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
+    names = [n for ns in chosen.values() for n in ns]
+    rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
+                         *names], cwd=STAGE, env=env).returncode
+    if rc != 0:
+        print(f"mutmut run exited {rc}", file=sys.stderr)
+        return rc
     os.chdir(STAGE)
-    shown = [a for i, a in enumerate(argv) if a != "--note" and (i == 0 or argv[i - 1] != "--note")]
-    summary = summarize(shown, args.source, args.note,
-                        args.seed if args.sample is not None else None)
-    if args.merge and args.summary.exists():
-        summary = merge_carried(summary, json.loads(args.summary.read_text()))
-    else:
-        summary["runs"] = {path: this_run(summary) for path in summary["modules"]}
-    args.summary.parent.mkdir(parents=True, exist_ok=True)
-    args.summary.write_text(json.dumps(summary, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    for path, mod in summary["modules"].items():
-        drawn = f" (a sample of {mod['sampled']['of']}, 95% interval " \
-                f"{mod['sampled']['interval_95']})" if "sampled" in mod else ""
-        print(f"{path}: {mod['mutants']} mutants{drawn}, {mod['killed']} killed, {mod['survived']} "
-              f"survived, {mod['timeout']} timeout, {mod['no_tests']} no tests, score {mod['score']}")
-    print(f"summary: {args.summary}")
-    if args.markdown:
-        write_readme_tables(summary)
-        print(f"tables: {README}")
+    statuses, diffs = read_results(chosen)
+    scores = {m: score_module(statuses[m], diffs, m, entries) for m in chosen}
+    print()
+    print(table(scores, floors, {m: (len(chosen[m]), len(every[m])) for m in chosen}))
+    for module, m in sorted(scores.items()):
+        for s in m["unexplained"]:
+            print(f"\nunexplained survivor ({s['status']}) of {module}, {s['function']}: {s['diff']}\n"
+                  f"  mutmut show {s['mutant']}   (in {STAGE.relative_to(ROOT)}/)\n"
+                  f"  kill it with a test, or explain it in {EXPLAINED.relative_to(ROOT)}:\n"
+                  + "\n".join("    " + ln for ln in paste_entry(module, s).splitlines()))
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(json.dumps({
+        "tool": f"mutmut {_version('mutmut')}", "seed": seed, "per_module": args.per_module,
+        "commit": _git("rev-parse", "HEAD"), "source": args.source,
+        "modules": {m: {**scores[m], "of": len(every[m]), "floor": floors.get(m)} for m in chosen},
+    }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    failed = below_floor(scores, floors)
+    print(f"\nreport: {args.report}")
+    if failed:
+        print("FAILED: " + "; ".join(failed) + f" (seed {seed})", file=sys.stderr)
+        return 1
+    print(f"every module at or above its floor (seed {seed})")
     return 0
 
 
