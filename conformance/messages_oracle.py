@@ -876,3 +876,12 @@ def _interpret_subelement() -> str:
     from ptxconf.oracle import interpret
 
     return _raised(lambda: interpret.subelement_bits(3))
+
+
+@example("interpret.wmma_elements_do_not_fit_the_fragment")
+def _interpret_wmma_fit() -> str:
+    import numpy as np
+
+    from ptxconf.oracle import interpret
+
+    return _raised(lambda: interpret.wmma_fragment_slots(np.zeros((1, 2), dtype=np.uint32), 4, 8, 32))

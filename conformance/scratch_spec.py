@@ -83,3 +83,12 @@ def replaced_row(spec: Spec, key: str, **changes: object) -> Spec:
     if rows == spec.rows:
         raise KeyError(f"no row {key!r} (or nothing changed)")
     return Spec(spec.root, rows, spec.findings)
+
+
+def wide_registers(spec: Spec) -> Spec:
+    """`spec` with 64-bit registers, in memory: every register-fragment row holds twice the
+    elements per register."""
+    from ptxconf.oracle.records import RegisterFragment
+
+    return Spec(spec.root, tuple(dataclasses.replace(r, elems_per_register=2 * r.elems_per_register)
+                                 if isinstance(r, RegisterFragment) else r for r in spec.rows))

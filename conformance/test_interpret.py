@@ -20,25 +20,17 @@ a scratch spec with rows changed shows it (as test_facts.py builds them)."""
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 
 import numpy as np
 import pytest
 from case_outcomes import raises_naming
+from scratch_spec import wide_registers
 
 from ptxconf.oracle import interpret as I
-from ptxconf.oracle import records
-from ptxconf.oracle.spec import Spec, default_spec
+from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
-
-
-def _wide_registers() -> Spec:
-    """A spec whose registers are 64 bits: every fragment row holds twice the elements."""
-    return Spec(SPEC.root, tuple(
-        dataclasses.replace(r, elems_per_register=2 * r.elems_per_register)
-        if isinstance(r, records.RegisterFragment) else r for r in SPEC.rows))
 
 
 def _ints(a: np.ndarray) -> list:
@@ -310,7 +302,7 @@ def test_subelement_bits() -> None:
     with raises_naming(ValueError, "3-bit", "32-bit"):
         I.subelement_bits(3)
     # a spec whose registers are 64 bits wide (every fragment row holds twice the elements)
-    wide = _wide_registers()
+    wide = wide_registers(SPEC)
     assert I.subelement_bits(64, wide) == 64
     with raises_naming(ValueError, "48-bit", "64-bit"):
         I.subelement_bits(48, wide)

@@ -1,7 +1,6 @@
-"""Checks of oracle/interpret.py's placement model that mutation testing found missing
-(reports/mutation/README.md): shared-memory offsets and strides, placing bytes and reading them
-back, register fragments as tables, and the wmma storage helpers. The encodings and the
-discovery coding are in test_oracle_mutants_interpret.py.
+"""The placement model of the probes (oracle/interpret.py): shared-memory offsets and strides,
+placing bytes and reading them back, register fragments as tables, and the wmma storage helpers.
+The encodings and the discovery coding are test_interpret.py's.
 
 Expected values are worked by hand, never read from the code under test:
 
@@ -28,7 +27,8 @@ import json
 
 import numpy as np
 import pytest
-from test_oracle_mutants_interpret import _ints, _wide_registers
+from case_outcomes import raises_naming
+from scratch_spec import wide_registers
 
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle import records
@@ -37,6 +37,10 @@ from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
 M16N8K16_F16 = "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16"
+
+
+def _ints(a: np.ndarray) -> list:
+    return np.asarray(a).tolist()
 
 
 def _spec_where(pred, **changes: object) -> Spec:
@@ -49,8 +53,6 @@ def _granule_spec(shift: int) -> Spec:
     """The bundled spec with the wgmma descriptor's LBO field storing value >> shift."""
     return _spec_where(lambda r: isinstance(r, DescriptorField) and r.id == "leading_byte_offset"
                        and r.file == "wgmma/matrix_descriptor.yaml", encode_shift_bits=shift)
-
-
 
 
 # --- the operand layout and its CLI call -----------------------------------------------------
@@ -81,7 +83,7 @@ def test_reproduce_is_a_cli_call_that_prints_the_offsets() -> None:
     assert json.loads(out.getvalue())["offsets"] == want
 
 
-@pytest.mark.parametrize("dtype,units", [("f16", "bytes"), ("e4m3", "bytes"), ("f64", "bytes"),
+@pytest.mark.parametrize(("dtype", "units"), [("f16", "bytes"), ("e4m3", "bytes"), ("f64", "bytes"),
                                          ("b1", "bits"), ("s4", "bits"), ("u4", "bits")])
 def test_address_units(dtype: str, units: str) -> None:
     assert I.address_units(SPEC, dtype) == units
@@ -126,7 +128,7 @@ def test_stride_granule_is_the_fields_shift() -> None:
     assert I.stride_granule_bytes(_granule_spec(5)) == 32
 
 
-@pytest.mark.parametrize("major,swizzle,mn,k,steps,compact,separated", [
+@pytest.mark.parametrize(("major", "swizzle", "mn", "k", "steps", "compact", "separated"), [
     # K none: m = mn/8 SBO steps, 2k = k/8 LBO steps; a repeat's one core matrix is 128 B
     ("K", "none", 64, 32, (4, 8, 128), (1024, 128), (128, 1024)),
     ("K", "none", 8, 32, (4, 1, 128), (128, 16), (128, 512)),
@@ -175,7 +177,8 @@ def test_footprint_bytes() -> None:
 def test_place_multi_byte_elements_little_endian() -> None:
     raw = np.array([0x1234, 0xABCD], dtype=np.int64)   # e.g. values drawn as int64
     out = I.place(raw, np.array([0, 4]), 16)
-    assert out.dtype == np.uint8 and list(out) == [0x34, 0x12, 0, 0, 0xCD, 0xAB]
+    assert out.dtype == np.uint8
+    assert list(out) == [0x34, 0x12, 0, 0, 0xCD, 0xAB]
     assert list(I.place(raw, np.array([0, 4]), 16, size_bytes=8)) == \
         [0x34, 0x12, 0, 0, 0xCD, 0xAB, 0, 0]
     image = np.full(8, 0xEE, dtype=np.uint8)
@@ -202,7 +205,8 @@ def test_place_sub_byte_elements_lsb_first_keeping_their_neighbours() -> None:
 def test_offsets_of_a_narrow_integer_type_are_widened() -> None:
     offs = np.array([255], dtype=np.uint8)
     out = I.place(np.array([0xBEEF], dtype=np.uint64), offs, 16)
-    assert len(out) == 257 and (int(out[255]), int(out[256]), int(out[0])) == (0xEF, 0xBE, 0)
+    assert len(out) == 257
+    assert (int(out[255]), int(out[256]), int(out[0])) == (0xEF, 0xBE, 0)
     assert _ints(I.gather(out, offs, 16)) == [0xBEEF]
 
 
@@ -210,11 +214,14 @@ def test_gather_reads_bytes_bytearrays_and_arrays() -> None:
     mem = bytes([0x34, 0x12, 0xCD, 0xAB, 0xA5])
     for image in (mem, bytearray(mem), np.frombuffer(mem, dtype=np.uint8)):
         got = I.gather(image, np.array([[2, 0]]), 16)
-        assert got.dtype == np.uint64 and _ints(got) == [[0xABCD, 0x1234]]
+        assert got.dtype == np.uint64
+        assert _ints(got) == [[0xABCD, 0x1234]]
     b1 = I.gather(mem, np.array([32, 33, 34, 37]), 1)      # 0xA5 = 1010 0101, LSB first
-    assert b1.dtype == np.uint64 and _ints(b1) == [1, 0, 1, 1]
+    assert b1.dtype == np.uint64
+    assert _ints(b1) == [1, 0, 1, 1]
     s4 = I.gather(mem, np.array([0, 4, 8, 12]), 4)
-    assert s4.dtype == np.uint64 and _ints(s4) == [4, 3, 2, 1]
+    assert s4.dtype == np.uint64
+    assert _ints(s4) == [4, 3, 2, 1]
 
 
 # --- register fragments ----------------------------------------------------------------------
@@ -232,7 +239,8 @@ def test_fragment_table_is_the_ptx_figure_and_comes_from_the_spec_given() -> Non
     # d1 = (8,0),(8,1); thread 1 (0,2),(0,3); thread 4 row 1; thread 32 (warp 1) row 16
     rows = {tuple(r) for r in _ints(I.fragment_table(SPEC, M16N8K16_F16, "D"))}
     assert {(0, 0, 0, 0, 0), (0, 0, 1, 0, 1), (0, 1, 0, 8, 0), (0, 1, 1, 8, 1), (1, 0, 0, 0, 2),
-            (4, 0, 0, 1, 0), (32, 0, 0, 16, 0)} <= rows and len(rows) == 64 * 8
+            (4, 0, 0, 1, 0), (32, 0, 0, 16, 0)} <= rows
+    assert len(rows) == 64 * 8
     # without the .f16-accumulator type row, that instruction is not one the spec knows
     no_f16 = Spec(SPEC.root, tuple(r for r in SPEC.rows if not (
         isinstance(r, records.InstructionType) and (r.dtype, r.atype) == ("f16", "f16"))))
@@ -242,38 +250,42 @@ def test_fragment_table_is_the_ptx_figure_and_comes_from_the_spec_given() -> Non
 
 def test_regs_from_matrix_and_back() -> None:
     regs = I.regs_from_matrix(MATRIX, TABLE, 2, 2, 16)      # raw given as Python ints
-    assert regs.dtype == np.uint32 and _ints(regs) == WORDS
+    assert regs.dtype == np.uint32
+    assert _ints(regs) == WORDS
     # bits above the element's width are dropped
     wide_raw = [[0x11111, 0x2222, 0x3333], [0x4444, 0x5555, 0x6666]]
     assert _ints(I.regs_from_matrix(np.array(wide_raw), TABLE, 2, 2, 16)) == WORDS
     back = I.matrix_from_regs(np.array(WORDS, dtype=np.uint32), TABLE, (2, 3), 16)
-    assert back.dtype == np.uint64 and _ints(back) == MATRIX
+    assert back.dtype == np.uint64
+    assert _ints(back) == MATRIX
 
 
 def test_register_slots() -> None:
     slots = I.register_slots(WORDS, 16)                      # words given as Python ints
-    assert slots.dtype == np.uint64 and slots.shape == (2, 2, 2)
+    assert slots.dtype == np.uint64
+    assert slots.shape == (2, 2, 2)
     assert _ints(slots) == [[[0x1111, 0x2222], [0x3333, 0x6666]], [[0x4444, 0x5555], [0, 0]]]
     assert _ints(I.register_slots([[0x44332211]], 8)) == [[[0x11, 0x22, 0x33, 0x44]]]
     assert _ints(I.register_slots([[0x87654321]], 4, SPEC)) == [[[1, 2, 3, 4, 5, 6, 7, 8]]]
-    with pytest.raises(ValueError, match=r"^3-bit elements do not pack a 32-bit register$"):
+    with raises_naming(ValueError, "3-bit", "32-bit"):
         I.register_slots([[0]], 3)
 
 
 def test_register_slots_and_matrices_follow_the_specs_register_width() -> None:
-    wide = _wide_registers()
+    wide = wide_registers(SPEC)
     word = np.array([[0x0000000200000001]], dtype=np.uint64)
     assert _ints(I.register_slots(word, 64, wide)) == [[[0x0000000200000001]]]
     assert _ints(I.register_slots(word, 32, wide)) == [[[1, 2]]]
     two = np.array([(0, 0, 0, 0, 0), (0, 0, 1, 0, 1)], dtype=np.int64)
     got = I.matrix_from_regs(word, two, (1, 2), 32, wide)
-    assert got.dtype == np.uint64 and _ints(got) == [[1, 2]]
+    assert got.dtype == np.uint64
+    assert _ints(got) == [[1, 2]]
 
 
 # --- wmma ------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout,bits,ld,want", [
+@pytest.mark.parametrize(("layout", "bits", "ld", "want"), [
     ("row", 16, 4, [[0, 2, 4], [8, 10, 12]]),         # r * 4 + c elements, 2 bytes each
     ("col", 16, 4, [[0, 8, 16], [2, 10, 18]]),        # c * 4 + r
     ("row", 8, 5, [[0, 1, 2], [5, 6, 7]]),
@@ -283,19 +295,22 @@ def test_register_slots_and_matrices_follow_the_specs_register_width() -> None:
 ])
 def test_wmma_element_offsets(layout: str, bits: int, ld: int, want: list) -> None:
     got = I.wmma_element_offsets(2, 3, layout, ld, bits)
-    assert got.dtype == np.int64 and _ints(got) == want
+    assert got.dtype == np.int64
+    assert _ints(got) == want
 
 
-@pytest.mark.parametrize("bits,want", [(16, [0, 2, 4]), (8, [0, 1, 2]), (4, [0, 4, 8]),
+@pytest.mark.parametrize(("bits", "want"), [(16, [0, 2, 4]), (8, [0, 1, 2]), (4, [0, 4, 8]),
                                        (1, [0, 1, 2]), (64, [0, 8, 16])])
 def test_slot_to_offset(bits: int, want: list) -> None:
     got = I.slot_to_offset(np.arange(3), bits)
-    assert got.dtype == np.int64 and _ints(got) == want
+    assert got.dtype == np.int64
+    assert _ints(got) == want
 
 
 def test_slot_to_offset_widens_narrow_slot_indices() -> None:
     got = I.slot_to_offset(np.array([200, 255], dtype=np.uint8), 16)
-    assert got.dtype == np.int64 and _ints(got) == [400, 510]
+    assert got.dtype == np.int64
+    assert _ints(got) == [400, 510]
 
 
 def test_wmma_span_elems() -> None:
@@ -319,13 +334,15 @@ def test_wmma_fragment_slots() -> None:
     assert s4.dtype == np.uint64
     assert _ints(s4) == [[1, 2, 3, 4, 5, 6, 7, 8], [0xE, 0, 0xF, 0, 0, 0, 0, 0]]
     b1 = I.wmma_fragment_slots(np.array([[0x1A5]], dtype=np.uint32), 8, 1, 1)
-    assert b1.dtype == np.uint64 and _ints(b1) == [[1, 0, 1, 0, 0, 1, 0, 1]]
+    assert b1.dtype == np.uint64
+    assert _ints(b1) == [[1, 0, 1, 0, 0, 1, 0, 1]]
 
 
 def test_wmma_fill_words() -> None:
     raw = [[0x0102, 0xA0B0, 3, 4], [5, 6, 7, 0xFFFF]]             # Python ints
     words = I.wmma_fill_words(raw, 8, 16, 2)
-    assert words.dtype == np.uint32 and words.shape == (2, 2)
+    assert words.dtype == np.uint32
+    assert words.shape == (2, 2)
     assert _ints(words) == [[0xA0B00102, 0x00040003], [0x00060005, 0xFFFF0007]]
     assert _ints(I.wmma_fill_words(raw, 8, 16, 3)) == [[0xA0B00102, 0x00040003, 0],
                                                        [0x00060005, 0xFFFF0007, 0]]
@@ -347,14 +364,15 @@ def test_wmma_slots_of_storage_wider_than_the_element() -> None:
     # and fill_words is its inverse there
     filled = I.wmma_fill_words([[0x0102, 0x0304, 0x0506, 0x0708]], 16, 16, 4)
     assert _ints(I.wmma_fragment_slots(filled, 4, 16, 16)) == [[0x0102, 0x0304, 0x0506, 0x0708]]
-    assert I.wmma_slot_bits(16, 4, 16) == 32 and I.wmma_slot_bits(8, 4, 16) == 16
+    assert I.wmma_slot_bits(16, 4, 16) == 32
+    assert I.wmma_slot_bits(8, 4, 16) == 16
     assert I.wmma_slot_bits(4, 8, 4) == 4
 
 
 def test_wmma_elements_that_do_not_fit_the_fragment_are_refused() -> None:
     # 4 elements of 32 bits cannot be held by 8 bytes: neither direction guesses a width
-    with pytest.raises(ValueError, match=r"^4 elements of 32 bits do not fit a 8-byte fragment$"):
+    with raises_naming(ValueError, "4 elements", "32 bits", "8-byte"):
         I.wmma_fragment_slots(np.zeros((1, 2), dtype=np.uint32), 4, 8, 32)
-    with pytest.raises(ValueError, match=r"^4 elements of 32 bits do not fit a 8-byte fragment$"):
+    with raises_naming(ValueError, "4 elements", "32 bits", "8-byte"):
         I.wmma_fill_words([[1, 2, 3, 4]], 8, 32, 2)
     assert I.wmma_slot_bits(16, 4, 32) == 32, "exactly full is accepted"
