@@ -84,3 +84,10 @@ def proof_facts(res: Result) -> dict[str, object]:
     """A proof outcome's facts without Z3's query count (where that count depends on a model Z3
     chose)."""
     return {k: v for k, v in res.fields["facts"].items() if k != "queries"}
+
+
+def expect_named(res: Result, *values: str) -> None:
+    """The result's message names each of these values (coordinates, counts, names that no field
+    holds; its whole wording is a message example's, conformance/messages_<area>.py)."""
+    missing = [v for v in values if v not in res.message]
+    assert not missing, f"{res.message!r} does not name {missing}"

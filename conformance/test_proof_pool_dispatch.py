@@ -56,11 +56,11 @@ class _FakeContext:
         self.pipes: list[tuple[_FakeEnd, _FakeEnd]] = []
         self.processes: list[_FakeProcess] = []
 
-    def Pipe(self) -> tuple[_FakeEnd, _FakeEnd]:  # noqa: N802 - multiprocessing's name
+    def Pipe(self) -> tuple[_FakeEnd, _FakeEnd]:
         self.pipes.append((_FakeEnd("parent"), _FakeEnd("child")))
         return self.pipes[-1]
 
-    def Process(self, **kwargs: object) -> _FakeProcess:  # noqa: N802 - multiprocessing's name
+    def Process(self, **kwargs: object) -> _FakeProcess:
         self.processes.append(_FakeProcess(**kwargs))
         return self.processes[-1]
 
@@ -71,13 +71,17 @@ def test_a_worker_serves_its_pipe_end_with_the_spec_folder_and_budget(
     ctx = _FakeContext()
     monkeypatch.setattr(pool_mod, "context", lambda: ctx)
     worker = _Worker("/some/spec", 12.5)
-    assert len(ctx.pipes) == 1 and len(ctx.processes) == 1
+    assert len(ctx.pipes) == 1
+    assert len(ctx.processes) == 1
     parent, child = ctx.pipes[0]
     proc = ctx.processes[0]
     assert proc.kwargs == {"target": pool_mod._serve, "args": (child, "/some/spec", 12.5),
                            "daemon": True, "name": "ptxconf-proof"}
-    assert proc.started and child.closed and not parent.closed
-    assert worker.conn is parent and worker.proc is proc
+    assert proc.started
+    assert child.closed
+    assert not parent.closed
+    assert worker.conn is parent
+    assert worker.proc is proc
     assert (worker.ready, worker.claim) == (False, None)
 
 

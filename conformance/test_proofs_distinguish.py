@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import pytest
+from case_outcomes import expect_named
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
@@ -95,7 +96,7 @@ def test_roles_that_never_differ_name_the_last_grid_point(tmp_path: Path) -> Non
     got = _prove(distinguish, spec, f"proof.distinguish_mn_lbo_sbo_roles[{CANON}:MN_SW32.f16]")
     assert (got.status, got.code, got.fields["proof_status"]) == (Status.FAIL, "raised", "error")
     assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
-    assert "MN_SW32" in got.message and "(2, 2)" in got.message, got.message
+    expect_named(got, "MN_SW32", "(2, 2)")
 
 
 def test_base_offset_probe_of_k_sw32_f16() -> None:

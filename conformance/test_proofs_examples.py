@@ -62,7 +62,9 @@ def test_figure_166_with_a_wrong_lbo_stride_is_refuted(tmp_path: Path) -> None:
     mn, k = at["mn"], at["k"]
     assert at == {"mn": mn, "k": k, "row": mn, "chunk": k // 4}
     r, i, j, q = mn % 8, mn // 8, k % 4, k // 4
-    assert q >= 1 and i < 2 and q < 4
+    assert q >= 1
+    assert i < 2
+    assert q < 4
     exact, formula = (4 * (4 * r + 32 * i + j + lbo * q) for lbo in (80, 64))
     assert (cex["exact"], cex["formula"]) == (f"{exact:#05x}", f"{formula:#05x}")
     assert set(cex) == {"coordinate", "exact", "formula"}

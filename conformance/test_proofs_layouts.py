@@ -122,13 +122,16 @@ def test_a_too_small_difference_set_is_caught_by_the_claims_own_check(monkeypatc
     cex = got.fields["counterexample"]
     assert {k: cex[k] for k in ("dtype", "m", "k")} == {"dtype": "f16", "m": 1, "k": 1}
     lbo, sbo = cex["lbo_bytes"], cex["sbo_bytes"]
-    assert 0 < lbo < 128 and lbo % 16 == 0
+    assert 0 < lbo < 128
+    assert lbo % 16 == 0
     p1, p2 = cex["points"]
     addrs = [2 * (8 * p["mn"] + p["k"] % 8) + lbo * (p["k"] // 8) for p in (p1, p2)]
-    assert addrs[0] == addrs[1] and (p1["mn"], p1["k"]) != (p2["mn"], p2["k"])
+    assert addrs[0] == addrs[1]
+    assert (p1["mn"], p1["k"]) != (p2["mn"], p2["k"])
     assert [p["address"] for p in (p1, p2)] == [f"{addrs[0]:#05x}"] * 2
     assert cex["summary"] == (
         f"K_INTER f16 m=1 k=1 LBO={lbo:#x} SBO={sbo:#x}: (mn {p1['mn']}, k {p1['k']}: row {p1['mn']}, "
         f"chunk {p1['k'] // 8}) and (mn {p2['mn']}, k {p2['k']}: row {p2['mn']}, chunk {p2['k'] // 8}) "
         f"both at {addrs[0]:#05x}")
-    assert got.message.startswith("K_INTER: ") and got.message.endswith(f"injectivity: {cex['summary']}")
+    assert got.message.startswith("K_INTER: ")
+    assert got.message.endswith(f"injectivity: {cex['summary']}")

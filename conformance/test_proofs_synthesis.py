@@ -118,7 +118,8 @@ def test_a_tile_swizzled_where_the_descriptor_is_not_is_refuted(spec: Spec) -> N
     assert set(cex) == {"layout", "dtype", "start", "mn", "k", "descriptor"}
     assert (cex["layout"], cex["dtype"], cex["descriptor"]) == (wrong, "f16", MN_INTER_DESC)
     start, mn, k = cex["start"], cex["mn"], cex["k"]
-    assert start % 16 == 0 and 0 <= mn < 64 and 0 <= k < 16, cex
+    assert start % 16 == 0, cex
+    assert (0 <= mn < 64, 0 <= k < 16) == (True, True), cex
     # the tile's element offset, in f16 elements, then bytes from the start
     hw = start + 2 * ((mn % 8) * 1 + (mn // 8) * 128 + (k % 8) * 8 + (k // 8) * 64)
     assert hw >> 7 & 1, f"{hw:#x}: bit 7 clear, the swizzle would not move it"

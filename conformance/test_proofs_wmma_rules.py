@@ -110,7 +110,8 @@ def test_column_layout_counts_column_starts(spec: Spec) -> None:
     m = re.search(r"p=0x0 with stride=1 elems \(F=(\d+) B\)", got.message)
     assert m is not None, got.message
     f = int(m.group(1))
-    assert f & (f - 1) == 0 and 4 <= f <= 1 << 16, f
+    assert f & (f - 1) == 0, f
+    assert 4 <= f <= 1 << 16, f
     assert got.fields["facts"]["count"] == 32
 
 
@@ -124,11 +125,15 @@ def test_a_single_row_refutes_every_start_implies_rule(one_row_spec: Spec) -> No
     assert set(cex) == {"summary", "p", "stride_elems", "fragment_bytes"}
     p, stride, f = int(cex["p"], 16), cex["stride_elems"], cex["fragment_bytes"]
     # the one start p is F-aligned, the stride's 8 * stride bytes (f64) is not: the rule fails
-    assert f & (f - 1) == 0 and 1 <= f <= 1 << 16, f
-    assert p % f == 0 and (8 * stride) % f != 0, cex
+    assert f & (f - 1) == 0, f
+    assert 1 <= f <= 1 << 16, f
+    assert p % f == 0, cex
+    assert (8 * stride) % f != 0, cex
     summary = f"p={p:#x}, stride={stride} elems (f64), F={f} B"
-    assert cex["summary"] == summary and cex["p"] == hex(p)
-    assert got.message.startswith(f"{key} f64: ") and got.message.endswith(summary), got.message
+    assert cex["summary"] == summary
+    assert cex["p"] == hex(p)
+    assert got.message.startswith(f"{key} f64: "), got.message
+    assert got.message.endswith(summary), got.message
     assert got.fields["reproduce"] == (
         'python -c "from ptxconf.oracle.wmma import check_alignment; '
         f'print(check_alignment({p:#x}, {stride}, 64, {f}, 1))"')
