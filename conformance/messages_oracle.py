@@ -885,3 +885,133 @@ def _interpret_wmma_fit() -> str:
     from ptxconf.oracle import interpret
 
     return _raised(lambda: interpret.wmma_fragment_slots(np.zeros((1, 2), dtype=np.uint32), 4, 8, 32))
+
+
+# --- oracle/fragments.py: what a fragment map refuses ---------------------------------------------
+
+
+def _hand_tile(*entries: tuple[int, int, int, int, int]):  # -> FragmentMap: a 1 x 2 tile, 2 threads
+    import dataclasses
+
+    from ptxconf.oracle import fragments
+    from ptxconf.oracle.spec import default_spec
+
+    base = fragments.fragment_map("wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16", "D", default_spec())
+    return dataclasses.replace(base, instr="X", operand="A", rows=1, cols=2, threads=2, registers=1,
+                               elems_per_register=1, entries=tuple(entries))
+
+
+def _bijection_fault(fmap) -> str:
+    from ptxconf.oracle import fragments
+
+    return _raised(lambda: fragments.check_bijection(fmap), fragments.FragmentMapError)
+
+
+@example("fragments.slot_outside_the_registers")
+def _fragments_slot_outside() -> str:
+    return _bijection_fault(_hand_tile((0, 0, 0, 0, 0), (2, 0, 0, 0, 1)))
+
+
+@example("fragments.element_outside_the_tile")
+def _fragments_element_outside() -> str:
+    return _bijection_fault(_hand_tile((0, 0, 0, 0, 0), (1, 0, 0, 1, 0)))
+
+
+@example("fragments.slot_taken_twice")
+def _fragments_slot_twice() -> str:
+    return _bijection_fault(_hand_tile((0, 0, 0, 0, 0), (0, 0, 0, 0, 1)))
+
+
+@example("fragments.element_held_twice")
+def _fragments_element_twice() -> str:
+    return _bijection_fault(_hand_tile((0, 0, 0, 0, 0), (1, 0, 0, 0, 0)))
+
+
+@example("fragments.counts_do_not_match")
+def _fragments_counts() -> str:
+    import dataclasses
+
+    fmap = dataclasses.replace(_hand_tile(), rows=4, entries=((0, 0, 0, 0, 0), (1, 0, 0, 0, 1)))
+    return _bijection_fault(fmap)
+
+
+@example("fragments.k_not_whole_halfwords")
+def _fragments_halfwords() -> str:
+    from ptxconf.oracle import fragments
+    from ptxconf.oracle.spec import default_spec
+
+    return _raised(lambda: fragments.a_halfword_layout(default_spec(), 1, 8))
+
+
+@example("fragments.not_a_thread_value_layout")
+def _fragments_tv() -> str:
+    from ptxconf.oracle import fragments
+
+    return _raised(lambda: fragments._tv_rows(fragments.Layout(8, 1)))
+
+
+@example("fragments.n_off_the_atoms_columns")
+def _fragments_n() -> str:
+    from ptxconf.oracle import fragments
+    from ptxconf.oracle.spec import default_spec
+
+    return _raised(lambda: fragments.d_layout(default_spec(), 12))
+
+
+@example("fragments.operand_not_in_registers")
+def _fragments_operand_b() -> str:
+    from ptxconf.oracle import fragments
+    from ptxconf.oracle.spec import default_spec
+
+    name = "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16"
+    return _raised(lambda: fragments.fragment_map(name, "B", default_spec()))
+
+
+@example("fragments.not_a_plain_layout")
+def _fragments_plain() -> str:
+    from ptxconf.oracle import fragments
+
+    return _raised(lambda: fragments._plain("x"), TypeError)  # type: ignore[arg-type]
+
+
+@example("fragments.accumulator_the_types_lack")
+def _fragments_accumulator() -> str:
+    from ptxconf.oracle import fragments
+    from ptxconf.oracle.spec import default_spec
+
+    name = "wgmma.mma_async.sync.aligned.m64n8k16.s32.f16.f16"
+    return _raised(lambda: fragments.fragment_map(name, "D", default_spec()))
+
+
+@example("fragments.table_not_whole_numbers")
+def _fragments_table() -> str:
+    import numpy as np
+
+    from ptxconf.oracle import fragments
+
+    columns = [np.array([0]), np.array([0.5]), np.array([0]), np.array([0]), np.array([0])]
+    return _raised(lambda: fragments._table(columns), TypeError)
+
+
+@example("facts.d_atom_not_rank_2")
+def _facts_d_atom() -> str:
+    from ptxconf.oracle import facts
+
+    spec = _facts_with("CuteLayout", facts.D_ATOM_ROW, layout="(4,32,2):(1,4,128)")
+    return _raised(lambda: facts.warpgroup_threads(spec))
+
+
+@example("fragments.tf32_halfword_off_its_element")
+def _fragments_tf32_half() -> str:
+    from ptxconf.oracle import fragments
+    from ptxconf.oracle.spec import Spec, default_spec
+
+    spec = default_spec()
+    original = fragments.a_halfword_layout
+    fragments.a_halfword_layout = lambda spec, k, bits: fragments.Layout((2, 2), (64, 64))  # type: ignore[assignment]
+    try:
+        name = "wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32"
+        return _raised(lambda: fragments.fragment_map(name, "A", Spec(spec.root, spec.rows)),
+                       fragments.FragmentMapError)
+    finally:
+        fragments.a_halfword_layout = original  # type: ignore[assignment]

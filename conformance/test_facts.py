@@ -29,6 +29,7 @@ from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import execute
 from ptxconf.core.context import RunContext
 from ptxconf.oracle import facts, interpret, records
+from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
@@ -82,7 +83,7 @@ def test_encoders_follow_the_rows() -> None:
     raw = interpret.encode(SPEC, "f16", np.array([1.0, -2.0, 3.0]))
     assert [int(x) for x in raw] == [0x3C00, 0xC000, 0x4200]
     assert list(interpret.decode(SPEC, "f16", raw)) == [1.0, -2.0, 3.0]
-    assert interpret.REGISTER_BITS == facts.register_bits(SPEC)
+    assert facts.register_bits(SPEC) == interpret.REGISTER_BITS
 
 
 def test_immediate_operands_come_from_rows() -> None:
@@ -109,7 +110,7 @@ def test_swizzle_modes_and_element_types_come_from_rows() -> None:
 # changed in memory (`_with`) shows each refusal; its message names the row and what is wrong.
 
 
-@pytest.mark.parametrize("operand,letter,major", [
+@pytest.mark.parametrize(("operand", "letter", "major"), [
     ("A", "N", "MN"),   # "NT": A is M-major (not transposed)
     ("B", "T", "MN"),   # "NT": B is N-major (transposed)
     ("A", "T", "K"),    # the letter the document does not define for A: the other major-ness
@@ -142,7 +143,8 @@ def test_cute_letter_major_without_a_row_for_the_operand_is_refused() -> None:
 
 def test_warp_threads_is_an_integer_count() -> None:
     threads = facts.warp_threads(SPEC)
-    assert threads == 32 and type(threads) is int
+    assert threads == 32
+    assert type(threads) is int
 
 
 def test_a_warpgroup_that_does_not_split_into_its_warps_is_refused() -> None:
@@ -179,6 +181,23 @@ def test_a_float_row_without_its_widths_is_refused(changes: dict[str, object]) -
     assert facts.float_format(spec, "bf16") == facts.FloatFormat(8, 7, False)
 
 
+# --- a CLayout that is not (thread, value) (a spec changed in memory: the bundled one is) -----
+
+
+def _spec_with_d_atom_layout(text: str) -> Spec:
+    rows = tuple(dataclasses.replace(r, layout=text)
+                 if isinstance(r, CuteLayout) and r.id == facts.D_ATOM_ROW else r for r in SPEC.rows)
+    return Spec(root=SPEC.root, rows=rows)
+
+@pytest.mark.parametrize("text", ["(4,32,2):(1,4,128)", "Swizzle<1,4,3> o (128,8):(1,128)"],
+                         ids=["rank-3", "composed"])
+def test_a_d_atom_that_is_not_a_rank_2_layout_is_refused_naming_its_row(text: str) -> None:
+    spec = _spec_with_d_atom_layout(text)
+    row = spec.get(CuteLayout, facts.D_ATOM_ROW)
+    with raises_naming(ValueError, f"{row.key}:", repr(text), "rank-2"):
+        facts.warpgroup_threads(spec)
+
+
 # --- every record field is read --------------------------------------------------------------
 
 #: Where the dataclass machinery reads fields for itself (__eq__, __hash__, __init__ are
@@ -205,9 +224,9 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> set[tuple[str, str]]:
 
     def spy(self: Any, name: str) -> Any:
         fields = names.get(type(self))
-        if fields is not None and name in fields:
-            if sys._getframe(1).f_code.co_filename not in _MACHINERY:
-                seen.add((type(self).__name__, name))
+        if (fields is not None and name in fields
+                and sys._getframe(1).f_code.co_filename not in _MACHINERY):
+            seen.add((type(self).__name__, name))
         return object.__getattribute__(self, name)
 
     for cls in _record_classes():
