@@ -46,7 +46,7 @@ def describe() -> dict[str, Any]:
             from cupy.cuda import nvrtc
 
             info["nvrtc_version"] = ".".join(str(x) for x in nvrtc.getVersion())
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - an unknown NVRTC version is part of the answer
             info["nvrtc_version"] = f"unknown ({type(exc).__name__})"
     except Exception as exc:  # noqa: BLE001 - no driver, no device, broken context
         info["error"] = f"CUDA not usable: {type(exc).__name__}: {exc}"
