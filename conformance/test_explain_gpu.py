@@ -14,11 +14,16 @@ import json
 
 import pytest
 from emulator import Emulator, run_emulated
-from test_gpu_cases import GPU_IDS, SPEC
 
+from ptxconf.app.providers import gpu_case_ids
 from ptxconf.core.results import Result, Status
 from ptxconf.gpu.families import mistakes
 from ptxconf.oracle.explain import catalog
+from ptxconf.oracle.spec import default_spec
+
+SPEC = default_spec()
+#: every GPU case id the registry lists (no CuPy, no device needed)
+GPU_IDS = gpu_case_ids(SPEC)
 
 IDS = [i for i in GPU_IDS if i.startswith(f"{mistakes.CHECK}[")]
 START = [i for i in IDS if "start_misaligned" in i]
@@ -32,7 +37,8 @@ def on_h100_model() -> dict[str, Result]:
 
 def test_the_gallery_covers_every_mistake_kind_explain_cites() -> None:
     """Each gallery case explain cites as evidence exists, and names the code it is cited for."""
-    assert len(IDS) == len(mistakes.GALLERY) and len(START) == 3
+    assert len(IDS) == len(mistakes.GALLERY)
+    assert len(START) == 3
     by_name = {m.name: m.code for m in mistakes.GALLERY}
     for code, name in catalog.GALLERY.items():
         for sw in ("32B", "64B", "128B") if "{swizzle}" in name else ("",):
@@ -58,6 +64,7 @@ def test_start_cases_tell_a_device_that_ignores_the_base_offset_field() -> None:
     results = {r.id: r for r in run_emulated(Emulator(SPEC), only="gpu.mistake[start_")}
     assert set(results) == set(START)
     for r in results.values():
-        assert r.status is Status.FAIL and r.code == "silicon_disagrees", r.message
+        assert (r.status, r.code) == (Status.FAIL, "silicon_disagrees"), r.message
         assert "the corrected descriptor" in r.message
-        assert r.fields["mistaken"]["mismatches"] > 0 and r.fields["corrected"]["mismatches"] > 0
+        assert r.fields["mistaken"]["mismatches"] > 0
+        assert r.fields["corrected"]["mismatches"] > 0

@@ -1,0 +1,284 @@
+"""Message examples of `ptxconf explain` (src/ptxconf/oracle/explain): its refusals and diagnoses,
+one per message shape, each for the input its test in conformance/test_explain_<module>.py uses
+(see golden_messages.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from case_outcomes import EXPLAIN_REF as OPERAND_REF
+from case_outcomes import explain_a_bf16 as a_bf16
+from golden_messages import example
+
+from ptxconf.app.providers import gpu_case_ids
+from ptxconf.oracle.descriptor import encode
+from ptxconf.oracle.explain.diagnose import explain_descriptor
+from ptxconf.oracle.explain.names import Candidate, Diagnosis, Namer, no_fix
+from ptxconf.oracle.explain.operand import Operand, resolve
+from ptxconf.oracle.explain.readmap import Analysis, Context, Descriptor, analyse, read_map
+from ptxconf.oracle.spec import default_spec
+
+INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
+FP8 = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2"
+
+
+def _raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
+    """The text of the `exc` that `fn()` raises."""
+    try:
+        fn()
+    except exc as e:
+        return str(e)
+    raise AssertionError(f"{fn} raised no {exc.__name__}")
+
+
+# --- explain/operand.py: resolve's refusals (test_explain_operand.py's REFUSALS) -------------------
+
+_REFUSALS: dict[str, dict[str, Any]] = {
+    "form_disagrees": {"instr": f"{INSTR}:RS", "operand": "B", "form": "SS"},
+    "form_unknown": {"instr": INSTR, "operand": "B", "form": "WS"},
+    "no_operand": {"instr": INSTR},
+    "mn_with_instr": {"instr": INSTR, "operand": "A", "mn": 64},
+    "rs_operand_a": {"instr": f"{INSTR}:RS", "operand": "A"},
+    "dtype_of_the_other_operand": {"instr": FP8, "operand": "B", "dtype": "e4m3"},
+    "nothing_given": {},
+    "flags_missing": {"dtype": "bf16", "mn": 64},
+    "dtype_unknown": {"dtype": "f8", "major": "K", "mn": 64, "k": 16},
+    "sub_byte": {"dtype": "u4", "major": "K", "mn": 64, "k": 64},
+    "major_unknown": {"dtype": "bf16", "major": "k", "mn": 64, "k": 16},
+    "tf32_mn_major": {"dtype": "tf32", "major": "MN", "mn": 64, "k": 8},
+    "mn_off_8": {"dtype": "bf16", "major": "K", "mn": 60, "k": 16},
+    "k_off_the_k_major_repeat": {"dtype": "bf16", "major": "K", "mn": 64, "k": 8},
+    "k_off_the_mn_major_repeat": {"dtype": "bf16", "major": "MN", "mn": 64, "k": 4},
+}
+
+
+def _refusal(kw: dict[str, Any]) -> Callable[[], str]:
+    def produce() -> str:
+        from ptxconf.oracle.explain.operand import ExplainError, resolve
+
+        return _raised(lambda: resolve(default_spec(), **kw), ExplainError)
+
+    return produce
+
+
+for _label, _kw in _REFUSALS.items():
+    produce = _refusal(_kw)
+    produce.__module__ = __name__
+    example(f"operand.refusal.{_label}")(produce)
+
+
+@example("operand.n_not_valid")
+def _n_not_valid() -> str:
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from scratch_spec import edited_spec
+
+    from ptxconf.oracle.explain.operand import resolve
+
+    row = ('{id: k16.D.f32, shape: m64nNk16, k_elems: 16, operand: D, types: [f32], registers: "N/2", '
+           'register_type: f32, elems_per_register: 1, last_index: "N/2 - 1", elements: "N/2", '
+           'figure: 149, valid_n: [{step_elems: 8, i_min: 1, i_max: 32}]')
+    with TemporaryDirectory() as tmp:
+        cut = edited_spec(Path(tmp), "wgmma/register_fragments.yaml", row, row.replace("i_max: 32", "i_max: 4"))
+        return _raised(lambda: resolve(cut, instr=INSTR, operand="B"))
+
+
+# --- explain/names.py: the diagnoses (test_explain_names.py) ----------------------------------------
+
+SPEC = default_spec()
+GPU_IDS = gpu_case_ids(SPEC)
+SBO_K = 'SBO is "The offset from the first 8 rows to the next 8 rows" (wgmma/stride_byte_offset:SBO.K.all)'
+LBO_K_SW = 'LBO is "not used, assumed to be 1" (wgmma/leading_byte_offset:LBO.K.swizzled)'
+LBO_K_NONE = ('LBO is "the offset from the first column to the second columns of the 8x2 tile in '
+              'the 128-bit element type normalized matrix" (wgmma/leading_byte_offset:LBO.K.none)')
+LBO_MN_SW = ('LBO is "offset from the first (swizzle-byte-size/16) rows to the next '
+             '(swizzle-byte-size/16) rows" (wgmma/leading_byte_offset:LBO.MN.swizzled)')
+SBO_MN_SW = ('SBO is "offset from the first 8 columns to the next 8 columns" '
+             '(wgmma/stride_byte_offset:SBO.MN.swizzled)')
+REF = {
+    **OPERAND_REF,
+    "LBO.K.none": "spec/wgmma/leading_byte_offset.yaml:15 (wgmma/leading_byte_offset:LBO.K.none)",
+    "LBO.MN.swizzled": "spec/wgmma/leading_byte_offset.yaml:18 (wgmma/leading_byte_offset:LBO.MN.swizzled)",
+    "SBO.K.all": "spec/wgmma/stride_byte_offset.yaml:11 (wgmma/stride_byte_offset:SBO.K.all)",
+    "SBO.MN.swizzled": "spec/wgmma/stride_byte_offset.yaml:13 (wgmma/stride_byte_offset:SBO.MN.swizzled)",
+    "base_offset.128B": "spec/wgmma/base_offset.yaml:15 (wgmma/base_offset:base_offset.128B)",
+    "base_offset.64B": "spec/wgmma/base_offset.yaml:16 (wgmma/base_offset:base_offset.64B)",
+    "base_offset.32B": "spec/wgmma/base_offset.yaml:17 (wgmma/base_offset:base_offset.32B)",
+    "field.base_offset": "spec/wgmma/matrix_descriptor.yaml:20 (wgmma/matrix_descriptor:base_offset)",
+    "MN_SW32": "spec/wgmma/canonical_layouts.yaml:14 (wgmma/canonical_layouts:MN_SW32)",
+    "K_INTER": "spec/wgmma/canonical_layouts.yaml:17 (wgmma/canonical_layouts:K_INTER)",
+}
+RULE_IGNORED = ("K-major swizzled layouts do not use LBO ('not used, assumed to be 1'; an H100 gives "
+                "the same D for any LBO); the base-offset field is defined for swizzled layouts only "
+                "(an H100 ignores it without a swizzle). A value there is a stride or a phase that "
+                "was meant to do something and does nothing.")
+
+
+def _desc(start: int = 0, lbo: int = 16, sbo: int = 1024, swizzle: str = "128B",
+          field: int = 0) -> Descriptor:
+    return Descriptor.of(SPEC, start_address=start, lbo=lbo, sbo=sbo, swizzle=swizzle,
+                         base_offset=field)
+
+
+
+def _namer(op: Operand, user: Descriptor, best: Descriptor, ctx: Context,
+           swapped: bool = False) -> Namer:
+    """A Namer of `user` against a chosen `best` (each analysed as the search does)."""
+    ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
+    ba = analyse(SPEC, op, best, read_map(SPEC, op, best).addresses, ctx)
+    return Namer(SPEC, op, user, ua, Candidate(best, user.changed(best), ba, 0, swapped), ctx, GPU_IDS)
+
+
+
+def _explain(op: Operand, value: int, smem: int | None = None) -> Diagnosis:
+    e = explain_descriptor(SPEC, op, value, smem_bytes=smem, evidence_ids=GPU_IDS)
+    assert len(e.diagnoses) == 1, e.codes
+    return e.diagnoses[0]
+
+ORDER = ("none", "128B", "64B", "32B")
+VALID = Analysis(True, None, (0x100, 0x900), 0, None, 0, 0)
+
+
+@example("names.start_misaligned_diagnosis_as_dict")
+def _start_misaligned_diagnosis_as_dict() -> str:
+    d = _explain(a_bf16(), encode(0x80, 16, 256, "32B"))
+    return d.message
+
+
+@example("names.lbo_sbo_swapped_k_sw128_names_both_definitions_and_the_alias")
+def _lbo_sbo_swapped_k_sw128_names_both_definitions_and_the_alias() -> str:
+    d = _explain(a_bf16(), encode(0, 1024, 16, "128B"))
+    return d.message
+
+
+@example("names.lbo_sbo_swapped_interleaved_overrun")
+def _lbo_sbo_swapped_interleaved_overrun() -> str:
+    d = _explain(a_bf16(), encode(0, 128, 1024, "none"), smem=2048)
+    return d.message
+
+
+@example("names.a_valid_map_with_gaps_is_a_suspect_swap_with_its_spans")
+def _a_valid_map_with_gaps_is_a_suspect_swap_with_its_spans() -> str:
+    d = _explain(a_bf16(), encode(0, 128, 1024, "none"))
+    return d.message
+
+
+@example("names.mn_roles_swapped_message")
+def _mn_roles_swapped_message() -> str:
+    d = _explain(a_bf16("MN"), encode(0, 256, 512, "32B"))
+    return d.message
+
+
+@example("names.base_offset_phase_message")
+def _base_offset_phase_message() -> str:
+    d = _explain(a_bf16(), encode(0x400, 16, 1024, "128B", 2))
+    return d.message
+
+
+@example("names.ignored_base_offset_without_a_swizzle")
+def _ignored_base_offset_without_a_swizzle() -> str:
+    d = _explain(a_bf16(), encode(0, 1024, 128, "none", 5))
+    return d.message
+
+
+@example("names.ignored_lbo_of_a_k_major_swizzled_operand")
+def _ignored_lbo_of_a_k_major_swizzled_operand() -> str:
+    d = _explain(a_bf16(), encode(0, 1024, 1024, "128B"))
+    return d.message
+
+
+@example("names.overrun_message_gives_both_spans")
+def _overrun_message_gives_both_spans() -> str:
+    d = _explain(a_bf16(), encode(0, 16, 2048, "128B"), smem=8192)
+    return d.message
+
+
+@example("names.stride_zero_messages")
+def _stride_zero_messages() -> str:
+    sbo = _explain(a_bf16(), encode(0, 16, 0, "128B"))
+    return sbo.message
+
+
+@example("names.a_wrong_stride_without_overrun_is_explain_stride")
+def _a_wrong_stride_without_overrun_is_explain_stride() -> str:
+    n = _namer(a_bf16(), _desc(sbo=512), _desc(), Context(0))
+    d = n.stride("sbo")
+    return d.message
+
+
+@example("names.swizzle_mode_message_names_the_row_width")
+def _swizzle_mode_message_names_the_row_width() -> str:
+    d = _explain(a_bf16(), encode(0, 16, 512, "128B"), smem=4096)
+    return d.message
+
+
+@example("names.a_k_extent_of_exactly_one_swizzle_row_is_not_beyond_it")
+def _a_k_extent_of_exactly_one_swizzle_row_is_not_beyond_it() -> str:
+    d = _namer(a_bf16(), _desc(sbo=512, swizzle="32B"), _desc(sbo=512, swizzle="64B"),
+                   Context(0)).swizzle()
+    return d.message
+
+
+@example("names.k_beyond_row_message")
+def _k_beyond_row_message() -> str:
+    op = resolve(SPEC, dtype="bf16", major="K", mn=64, k=32)
+    d = _explain(op, encode(0, 16, 256, "32B"))
+    return d.message
+
+
+@example("names.no_fix_with_a_tile_inside_its_span")
+def _no_fix_with_a_tile_inside_its_span() -> str:
+    op = a_bf16()
+    user = _desc(start=0x80)
+    ctx = Context(0x100, 8192)
+    ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
+    d = no_fix(SPEC, op, user, ua, ctx, 5, GPU_IDS)
+    return d.message
+
+
+@example("names.no_fix_overrun_when_the_span_exceeds_the_allocation")
+def _no_fix_overrun_when_the_span_exceeds_the_allocation() -> str:
+    op = a_bf16()
+    user = _desc()
+    ctx = Context(0, 1024)
+    ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
+    d = no_fix(SPEC, op, user, ua, ctx, 9, GPU_IDS)
+    return d.message
+
+
+@example("names.mn_major_interleaved_swap_reads_the_mn_definitions")
+def _mn_major_interleaved_swap_reads_the_mn_definitions() -> str:
+    d = _explain(a_bf16("MN"), encode(0, 128, 1024, "none"))
+    return d.message
+
+
+@example("names.swizzle_mode_without_the_row_width_note")
+def _swizzle_mode_without_the_row_width_note() -> str:
+    op = a_bf16()
+    sbo = _namer(op, _desc(sbo=256), _desc(sbo=512, swizzle="64B"), Context(0)).swizzle()
+    return sbo.message
+
+
+@example("names.swizzle_mode_of_an_unswizzled_k_major_descriptor")
+def _swizzle_mode_of_an_unswizzled_k_major_descriptor() -> str:
+    d = _namer(a_bf16(), _desc(swizzle="none"), _desc(), Context(0)).swizzle()
+    return d.message
+
+
+@example("names.an_mn_major_mode_mistake_has_no_k_row_bound_and_no_row_note")
+def _an_mn_major_mode_mistake_has_no_k_row_bound_and_no_row_note() -> str:
+    op = resolve(SPEC, dtype="bf16", major="MN", mn=64, k=128)
+    d = _namer(op, _desc(), _desc(swizzle="64B"), Context(0)).swizzle()
+    return d.message
+
+
+@example("names.no_fix_when_the_span_equals_the_allocation")
+def _no_fix_when_the_span_equals_the_allocation() -> str:
+    op = a_bf16()
+    user = _desc()
+    ctx = Context(0x400, 8192)
+    ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
+    d = no_fix(SPEC, op, user, ua, ctx, 3, GPU_IDS)
+    return d.message
