@@ -1015,3 +1015,127 @@ def _fragments_tf32_half() -> str:
                        fragments.FragmentMapError)
     finally:
         fragments.a_halfword_layout = original  # type: ignore[assignment]
+
+
+# --- oracle/lint/cite.py, rows.py, units.py, refs.py: one message per rule and shape ------------
+
+_LINT_SOURCE = '{document: x, ptx_isa_version: "9.0", anchor: a, section: "1", row_count: 1}'
+
+
+def _lint_first(check: Callable[[object], list], text: str) -> str:
+    """The message of the first error `check` finds in a spec file of this text."""
+    import tempfile
+
+    from scratch_spec import raw_document
+
+    with tempfile.TemporaryDirectory() as tmp:
+        errors = check(raw_document(Path(tmp), text))
+    return errors[0].message
+
+
+def _rows(body: str) -> str:
+    return f"kind: element_type\nsource: {_LINT_SOURCE}\nrows:\n{body}"
+
+
+@example("lint.cite_needs_an_anchor")
+def _lint_anchor() -> str:
+    from ptxconf.oracle.lint.cite import CiteRule
+
+    return _lint_first(CiteRule().check, _rows('  - {id: f16, width_bits: 16, cite: {text: "16-bit"}}\n'))
+
+
+@example("lint.no_cite")
+def _lint_no_cite() -> str:
+    from ptxconf.oracle.lint.cite import agreement
+
+    return _lint_first(agreement, _rows("  - {id: f16, width_bits: 16}\n"))
+
+
+@example("lint.cited_numbers_not_held")
+def _lint_not_held() -> str:
+    from ptxconf.oracle.lint.cite import agreement
+
+    return _lint_first(agreement, _rows('  - {id: m64, width_bits: 16, cite: {anchor: Table 8, '
+                                        'text: "sixteen bits, 5 or sixty-four, a0 a1"}}\n'))
+
+
+@example("lint.column_not_stated")
+def _lint_not_stated() -> str:
+    from ptxconf.oracle.lint.cite import agreement
+
+    return _lint_first(agreement, _rows('  - {id: f16, width_bits: 16, cite: {anchor: "Table 3", '
+                                        'text: "half precision"}}\n'))
+
+
+@example("lint.no_document_words")
+def _lint_no_words() -> str:
+    from ptxconf.oracle.lint.cite import agreement
+
+    return _lint_first(agreement, _rows('  - {id: f16, width_bits: 16, cite: {anchor: "16", text: 16}}\n'))
+
+
+@example("lint.rows_malformed_pin")
+def _lint_malformed_pin() -> str:
+    from ptxconf.oracle.lint.rows import RowsRule
+
+    text = "kind: element_type\nsource:\n  document: x\n  row_count: 0\nrows: []\n"
+    return _lint_first(RowsRule().check, text)
+
+
+_TWO_ROWS = "rows:\n  - {id: a}\n  - {id: b}\n"
+
+
+@example("lint.rows_exact_pin")
+def _lint_exact_pin() -> str:
+    from ptxconf.oracle.lint.rows import exact_pin
+
+    return _lint_first(exact_pin, f"kind: element_type\nsource: {{row_count: 3}}\n{_TWO_ROWS}")
+
+
+@example("lint.rows_lost")
+def _lint_rows_lost() -> str:
+    from ptxconf.oracle.lint.rows import RowsRule
+
+    return _lint_first(RowsRule().check, f"kind: element_type\nsource: {{row_count: 3}}\n{_TWO_ROWS}")
+
+
+@example("lint.units_no_unit")
+def _lint_no_unit() -> str:
+    from ptxconf.oracle.lint.units import UnitsRule
+
+    return _lint_first(UnitsRule().check, _rows("  - {id: f16, width_bits: 16, size: 2}\n"))
+
+
+@example("lint.units_another_unit")
+def _lint_other_unit() -> str:
+    from ptxconf.oracle.lint.units import UnitsRule
+
+    text = (f"kind: alignment_rule\nsource: {_LINT_SOURCE}\nrows:\n  - {{id: wgmma.smem_operand_start, "
+            "applies_to: wgmma_smem_operand, alignment_bits: 128}\n")
+    return _lint_first(UnitsRule().check, text)
+
+
+@example("lint.units_on_a_unitless_field")
+def _lint_unitless() -> str:
+    from ptxconf.oracle.lint.units import UnitsRule
+
+    return _lint_first(UnitsRule().check, _rows("  - {width_bits: 16, kind_bits: float}\n"))
+
+
+@example("lint.duplicate_id_across_files")
+def _lint_duplicate_id() -> str:
+    from ptxconf.oracle import records
+    from ptxconf.oracle.lint.refs import cross_file_errors
+
+    rows = [records.ElementType("f16", file="a.yaml", line=4, width_bits=16),
+            records.ElementType("f16", file="b.yaml", line=9, width_bits=16)]
+    return cross_file_errors("spec", rows)[0].message
+
+
+@example("lint.names_no_row")
+def _lint_names_no_row() -> str:
+    from ptxconf.oracle import records
+    from ptxconf.oracle.lint.refs import cross_file_errors
+
+    rows = [records.WorkedExample("ex", file="w.yaml", line=3, dtype="f16")]
+    return cross_file_errors("spec", rows)[0].message

@@ -10,6 +10,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from ptxconf.oracle.lint import RawDocument
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, load_spec
 
 #: The blank valid-N cell of the k32 .f16 accumulator (the finding k32-f16-valid-n-blank of
@@ -92,3 +93,10 @@ def wide_registers(spec: Spec) -> Spec:
 
     return Spec(spec.root, tuple(dataclasses.replace(r, elems_per_register=2 * r.elems_per_register)
                                  if isinstance(r, RegisterFragment) else r for r in spec.rows))
+
+
+def raw_document(folder: Path, text: str, name: str = "t.yaml") -> RawDocument:
+    """`text` written to folder/`name` and parsed as a spec file (its name in errors: `name`)."""
+    path = folder / name
+    path.write_text(text, encoding="utf-8")
+    return RawDocument.parse(path, name)
