@@ -1,20 +1,26 @@
 """Shared by the tests that check a case's outcome: build the cases in the test, run one by id, and
 compare status, code and fields (a message's wording is pinned once, by a message example:
-conformance/golden_messages.py); and `raises_naming`, for a refusal whose message must name
-some values."""
+conformance/golden_messages.py); `expect_named` and `raises_naming`, for a message or a refusal
+that must name some values; and what the tests of `ptxconf explain` share (its citations, rules,
+operands and descriptors)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
 from ptxconf.core.cases import Case, execute
 from ptxconf.core.results import Result, Status
+from ptxconf.oracle.explain.operand import Operand
 from ptxconf.oracle.lint import SpecError
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, default_spec
+
+if TYPE_CHECKING:
+    from ptxconf.oracle.explain.synthesize import Refusal, Synthesis
 
 
 def run_case(cases: Iterable[Case], case_id: str) -> Result:
@@ -103,8 +109,89 @@ def proof_facts(res: Result) -> dict[str, object]:
     return {k: v for k, v in res.fields["facts"].items() if k != "queries"}
 
 
-def expect_named(res: Result, *values: str) -> None:
-    """The result's message names each of these values (coordinates, counts, names that no field
-    holds; its whole wording is a message example's, conformance/messages_<area>.py)."""
+class _Said(Protocol):
+    message: str
+
+
+def expect_named(res: Result | _Said, *values: str) -> None:
+    """The result's (or a diagnosis's) message names each of these values (coordinates, counts,
+    names that no field holds; its whole wording is a message example's,
+    conformance/messages_<area>.py)."""
     missing = [v for v in values if v not in res.message]
     assert not missing, f"{res.message!r} does not name {missing}"
+
+
+# --- `ptxconf explain` (oracle/explain/): the bundled spec's rows as its answers cite them, the
+# catalog's rules, and the operands, layouts and descriptors its tests share
+# (test_explain_catalog.py, test_explain_names.py, test_explain_synthesize*.py)
+
+#: The instruction whose A operand the explain tests diagnose (bf16, 64x16, K-major by default).
+EXPLAIN_INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
+#: spec_ref of the rows, lines counted in the files.
+EXPLAIN_REF = {
+    "LBO.K.swizzled": "spec/wgmma/leading_byte_offset.yaml:16 (wgmma/leading_byte_offset:LBO.K.swizzled)",
+    "K_SW128": "spec/wgmma/canonical_layouts.yaml:20 (wgmma/canonical_layouts:K_SW128)",
+}
+#: GPU case ids an answer cites as evidence, `{}` the case's variant.
+SMEM_A_BF16 = "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:A:{}]"
+UNUSED_LBO_BF16 = "gpu.address.unused_lbo[wgmma.mma_async.sync.aligned.m64n136k16.f32.bf16.bf16:{}]"
+START_F16 = "gpu.address.start[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:{}]"
+UNUSED_BASE = "gpu.address.unused_base_offset[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:{}]"
+#: The catalog's rules (oracle/explain/catalog.py) of a misaligned start and of no fix.
+RULE_START = ("A swizzled operand whose start is not on its swizzle repeat (256/512/1024 B for "
+              "32B/64B/128B) needs the base-offset field (start >> 7) & 7: on an H100 the hardware "
+              "swizzles start + offset - (field << 7), so with the field 0 the XOR pattern follows "
+              "the absolute address, and with the field per the rule it restarts at the start's "
+              "128-byte row.")
+RULE_NO_FIX = ("None of the descriptors searched (same start; every swizzle mode; LBO/SBO among "
+               "yours, swapped, and the packed values; base-offset field 0 or per the rule) reads "
+               "the operand injectively, inside the allocation, with its pattern at the tile base.")
+
+
+def explain_a_bf16(major: str = "K") -> Operand:
+    """Operand A of EXPLAIN_INSTR, resolved against the bundled spec."""
+    from ptxconf.oracle.explain.operand import resolve
+
+    return resolve(default_spec(), instr=EXPLAIN_INSTR, operand="A", major=major)
+
+
+#: Operands of synthesize's tests: A of an m64nNk16 bf16 wgmma K- and MN-major, A of an
+#: m64nNk32 e4m3 wgmma; CUTLASS's K-major 128B bf16 A layout.
+BF16_K = Operand("bf16", "K", 64, 16, 16)
+BF16_MN = Operand("bf16", "MN", 64, 16, 16)
+E4M3_K = Operand("e4m3", "K", 64, 32, 8)
+README_LAYOUT = "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"
+_LAYOUT_CODES = {"none": 0, "128B": 1, "64B": 2, "32B": 3}
+
+
+def descriptor_value(start: int, lbo: int, sbo: int, swizzle: str, base_offset: int = 0) -> str:
+    """A descriptor's 64-bit value from matrix_descriptor.yaml's bit layout, as JSON prints it."""
+    v = ((start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | base_offset << 49
+         | _LAYOUT_CODES[swizzle] << 62)
+    return f"{v:#018x}"
+
+
+def descriptor_block(origin: tuple[int, int], start: int, lbo: int, sbo: int, swizzle: str,
+                     base_offset: int = 0) -> dict[str, Any]:
+    """One k-block's descriptor as a synthesis's `--json` prints it."""
+    return {"origin": list(origin), "value": descriptor_value(start, lbo, sbo, swizzle, base_offset),
+            "start_address": start, "lbo": lbo, "sbo": sbo, "base_offset": base_offset,
+            "swizzle": swizzle, "unused_bits": "0x0"}
+
+
+def synthesized(text: str, op: Operand = BF16_K, **kw: Any) -> Synthesis:
+    """The descriptors synthesize finds for a layout (it must find them)."""
+    from ptxconf.oracle.explain.synthesize import Synthesis, synthesize
+
+    got = synthesize(default_spec(), text, op, **kw)
+    assert isinstance(got, Synthesis), got.reasons
+    return got
+
+
+def refused(text: str, op: Operand = BF16_K, **kw: Any) -> Refusal:
+    """synthesize's refusal of a layout (it must refuse it)."""
+    from ptxconf.oracle.explain.synthesize import Refusal, synthesize
+
+    got = synthesize(default_spec(), text, op, **kw)
+    assert isinstance(got, Refusal), got
+    return got
