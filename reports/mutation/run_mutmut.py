@@ -152,6 +152,18 @@ def generated_mutants(jobs: int) -> dict[str, list[str]]:
     return out
 
 
+def ran_mutants() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """From the staging tree's last mutmut run: per module, every mutant, and those it ran."""
+    every: dict[str, list[str]] = {}
+    ran: dict[str, list[str]] = {}
+    for meta in sorted((STAGE / "mutants").rglob("*.py.meta")):
+        codes = json.loads(meta.read_text())["exit_code_by_key"]
+        done = sorted((n for n, c in codes.items() if c is not None), key=_mutant_sort_key)
+        if done:
+            every[module_of(meta)], ran[module_of(meta)] = list(codes), done
+    return every, ran
+
+
 def module_of(meta: Path) -> str:
     """`.../mutants/ptxconf/oracle/descriptor.py.meta` -> `oracle/descriptor.py`."""
     rel = meta.relative_to(STAGE / "mutants").as_posix().removesuffix(".meta")
@@ -272,7 +284,8 @@ def table(scores: dict[str, dict], floors: dict[str, float], drawn: dict[str, tu
 
 def paste_entry(module: str, s: dict) -> str:
     """A `[[explained]]` entry for an unexplained survivor, to complete with why."""
-    plus = s["diff"].partition("  + ")[2] or s["diff"]
+    plus = s["diff"].partition("  + ")[2]
+    plus = f"+ {plus}" if plus.strip() else s["diff"]
     return (f"[[explained]]\nmodule = {json.dumps(module)}\nfunction = {json.dumps(s['function'])}"
             f"\nsnippet = {json.dumps(plus)}\nwhy = \"equivalent: ...\"")
 
@@ -340,6 +353,10 @@ def main(argv: list[str] | None = None) -> int:
                          "working tree's conformance/)")
     ap.add_argument("--tests", nargs="+", metavar="TEST",
                     help="run these tests (paths or node ids) instead of [tool.mutmut]'s selection")
+    ap.add_argument("--explained", type=Path, default=EXPLAINED, help="the explanations file")
+    ap.add_argument("--rescore", action="store_true",
+                    help="run nothing: score the last run's mutants (its report) again, e.g. after "
+                         "explaining a survivor")
     ap.add_argument("--report", type=Path, default=REPORT,
                     help=f"where the run's figures go as JSON (default {REPORT.relative_to(ROOT)})")
     args = ap.parse_args(argv)
@@ -349,25 +366,30 @@ def main(argv: list[str] | None = None) -> int:
               "start worker processes through the parent's fork server) and would count every "
               "mutant they reach as killed; leave them out", file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
     floors = json.loads(FLOORS.read_text(encoding="utf-8"))["floors"]
-    entries = load_explained()
-    mutate = [f"{LAYOUT[PACKAGE]}/{m}" for m in args.module] if args.module else None
-    print(f"seed {seed} (repeat this run with --seed {seed}), {args.per_module} mutants per module",
-          flush=True)
-
-    build_stage(args.source, False, args.tests, mutate)
-    every = generated_mutants(args.jobs)
-    chosen = sample(every, args.per_module, seed)
-    print(f"{sum(map(len, chosen.values()))} mutants of {sum(map(len, every.values()))} in "
-          f"{len(chosen)} modules", flush=True)
-    env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
-    names = [n for ns in chosen.values() for n in ns]
-    rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(args.jobs),
-                         *names], cwd=STAGE, env=env).returncode
-    if rc != 0:
-        print(f"mutmut run exited {rc}", file=sys.stderr)
-        return rc
+    entries = load_explained(args.explained)
+    if args.rescore:
+        last = json.loads(args.report.read_text(encoding="utf-8")) if args.report.exists() else {}
+        seed, args.per_module = last.get("seed", -1), last.get("per_module", 0)
+        every, chosen = ran_mutants()
+        print(f"the last run again (seed {seed}), explanations from {args.explained}")
+    else:
+        seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
+        mutate = [f"{LAYOUT[PACKAGE]}/{m}" for m in args.module] if args.module else None
+        print(f"seed {seed} (repeat this run with --seed {seed}), {args.per_module} mutants per "
+              "module", flush=True)
+        build_stage(args.source, False, args.tests, mutate)
+        every = generated_mutants(args.jobs)
+        chosen = sample(every, args.per_module, seed)
+        print(f"{sum(map(len, chosen.values()))} mutants of {sum(map(len, every.values()))} in "
+              f"{len(chosen)} modules", flush=True)
+        env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
+        names = [n for ns in chosen.values() for n in ns]
+        rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children",
+                             str(args.jobs), *names], cwd=STAGE, env=env).returncode
+        if rc != 0:
+            print(f"mutmut run exited {rc}", file=sys.stderr)
+            return rc
     os.chdir(STAGE)
     statuses, diffs = read_results(chosen)
     scores = {m: score_module(statuses[m], diffs, m, entries) for m in chosen}
