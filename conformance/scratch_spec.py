@@ -10,8 +10,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from ptxconf.oracle.lint import RawDocument
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, load_spec
+from ptxconf.oracle.lint import RawDocument, SpecError
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, lint_file, load_spec
 
 #: The blank valid-N cell of the k32 .f16 accumulator (the finding k32-f16-valid-n-blank of
 #: spec/findings.yaml), and the same cell filled with the f32 row's N (8..256 step 8, which the
@@ -100,3 +100,17 @@ def raw_document(folder: Path, text: str, name: str = "t.yaml") -> RawDocument:
     path = folder / name
     path.write_text(text, encoding="utf-8")
     return RawDocument.parse(path, name)
+
+
+def lint_text(folder: Path, text: str | bytes, rule: str | None = None) -> list[SpecError]:
+    """The linter's reports on a spec file folder/s.yaml holding `text` (those of `rule` only, if
+    given); each must name that file."""
+    path = folder / "s.yaml"
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    _doc, errors = lint_file(path, folder)
+    for e in errors:
+        assert e.path == str(path), str(e)
+    return [e for e in errors if rule is None or e.rule == rule]

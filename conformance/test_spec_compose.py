@@ -2,7 +2,7 @@
 `yaml.safe_load` reads: checked against PyYAML's own loader (an independent implementation) on
 YAML shapes a spec author may write and on hypothesis-drawn documents, and each bundled row is
 found on its own line. (test_bench_spec.py compares every bundled file and the tricky scalars
-with safe_load; what the reader refuses is pinned in test_oracle_mutants_lint_base.py.)"""
+with safe_load; what the reader refuses is test_lint_base.py's.)"""
 
 from __future__ import annotations
 
