@@ -282,3 +282,63 @@ def _no_fix_when_the_span_equals_the_allocation() -> str:
     ua = analyse(SPEC, op, user, read_map(SPEC, op, user).addresses, ctx)
     d = no_fix(SPEC, op, user, ua, ctx, 3, GPU_IDS)
     return d.message
+
+
+# --- explain/synthesize.py: parse_layout's and synthesize's input errors (test_explain_synthesize.py)
+
+def _layout_error(text: str, dtype: str = "bf16", unit: str = "bytes") -> Callable[[], str]:
+    def produce() -> str:
+        from ptxconf.oracle.explain.operand import ExplainError
+        from ptxconf.oracle.explain.synthesize import parse_layout
+
+        return _raised(lambda: parse_layout(default_spec(), text, dtype, unit), ExplainError)
+
+    return produce
+
+
+for _label, _args in {"unit_unknown": ("(64,16):(16,1)", "bf16", "words"),
+                      "sub_byte": ("(64,16):(16,1)", "s4"),
+                      "swizzle_alone": ("Swizzle<3,4,3>",),
+                      "not_a_composition": ("(4,4):(1,4) o 0 o (4,4):(4,1)",),
+                      "three_modes": ("(64,16,2):(16,1,1024)",)}.items():
+    produce = _layout_error(*_args)
+    produce.__module__ = __name__
+    example(f"synthesize.layout.{_label}")(produce)
+
+
+def _synthesize_error(text: str, **kw: Any) -> str:
+    from case_outcomes import BF16_K
+
+    from ptxconf.oracle.explain.operand import ExplainError
+    from ptxconf.oracle.explain.synthesize import synthesize
+
+    return _raised(lambda: synthesize(default_spec(), text, BF16_K, **kw), ExplainError)
+
+
+@example("synthesize.start_off_the_granule")
+def _start_off_the_granule() -> str:
+    from case_outcomes import README_LAYOUT
+
+    return _synthesize_error(README_LAYOUT, start=8)
+
+
+@example("synthesize.not_a_whole_number_of_operands")
+def _not_whole_operands() -> str:
+    return _synthesize_error("(96,16):(16,1)")
+
+
+# --- explain/readmap.py (test_explain_readmap.py) ------------------------------------------------
+
+@example("readmap.layout_type_code_undefined")
+def _layout_type_code_undefined() -> str:
+    from pathlib import Path
+    from tempfile import TemporaryDirectory
+
+    from scratch_spec import edited_spec
+
+    from ptxconf.oracle.explain.readmap import Descriptor
+
+    with TemporaryDirectory() as tmp:
+        spec = edited_spec(Path(tmp), "wgmma/matrix_descriptor.yaml",
+                           "codes: {none: 0, 128B: 1, 64B: 2, 32B: 3}", "codes: {none: 0, 128B: 1, 64B: 2}")
+        return _raised(lambda: Descriptor.decode(spec, 3 << 62))

@@ -18,7 +18,7 @@ from ptxconf.oracle.spec import Spec, default_spec
 TIMEOUT_S = 30.0
 
 
-def _canonical_row(spec: Spec, row_id: str):  # noqa: ANN202 - a CanonicalLayout
+def _canonical_row(spec: Spec, row_id: str):
     from ptxconf.oracle.records import CanonicalLayout
 
     return next(r for r in spec.of(CanonicalLayout) if r.id == row_id)

@@ -1,6 +1,6 @@
-"""Checks of oracle/explain/synthesize.py's refusals that mutation testing found missing
-(reports/mutation/README.md); its parsing and synthesis are in
-test_oracle_mutants_explain_synthesize.py, whose helpers these use.
+"""synthesize's refusals (oracle/explain/synthesize.py): why no descriptor reads a layout, the
+closest try, and nearby layouts that are read; its parsing and synthesis are
+test_explain_synthesize.py's.
 
 A `Refusal` says why no descriptor reads a layout, the closest try, and nearby layouts that work.
 Every expected value below is worked by hand from:
@@ -28,21 +28,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from test_oracle_mutants_explain_synthesize import (
-    BF16_K,
-    BF16_MN,
-    E4M3_K,
-    README_LAYOUT,
-    SPEC,
-    _block,
-    _found,
-    _refuse,
-    _value,
-)
+from case_outcomes import BF16_K, BF16_MN, E4M3_K, README_LAYOUT
+from case_outcomes import descriptor_block as _block
+from case_outcomes import descriptor_value as _value
+from case_outcomes import refused as _refuse
+from case_outcomes import synthesized as _found
 
 from ptxconf.oracle.explain.operand import Operand
 from ptxconf.oracle.explain.synthesize import Refusal, Synthesis, synthesize
-from ptxconf.oracle.spec import Spec, load_spec
+from ptxconf.oracle.spec import Spec, default_spec, load_spec
+
+SPEC = default_spec()
 
 # --- refusals -----------------------------------------------------------------------------------
 
@@ -195,7 +191,8 @@ def test_mn_only_for_fp8_tries_nothing_and_says_why() -> None:
     assert got.as_dict()["reasons"] == [
         "no MN-major core matrix: wgmma reads 8 rows of 16 contiguous bytes (16 e4m3 elements) "
         "along mn, and the layout's first such run is not contiguous"]
-    assert got.as_dict()["tile"] == [8, 4] and got.closest is None
+    assert got.as_dict()["tile"] == [8, 4]
+    assert got.closest is None
 
 
 def test_a_bytes_reading_gets_the_elements_reading_suggested() -> None:
@@ -220,7 +217,8 @@ def test_k_major_row_checks_only_when_k_major_is_asked() -> None:
     plain = _refuse("(64,16):(16,1)", BF16_MN, suggest=False)
     swizzled = _refuse("Swizzle<3,4,3> o 0 o ((8,8),32):((32,256),1)", BF16_MN, suggest=False)
     both = plain.reasons + swizzled.reasons
-    assert plain.reasons[0].startswith("no MN-major core matrix") and len(both) >= 2
+    assert plain.reasons[0].startswith("no MN-major core matrix")
+    assert len(both) >= 2
     assert [r for r in both if "K-major" in r or "apart" in r] == []
 
 
@@ -295,7 +293,8 @@ def other_format(tmp_path_factory: pytest.TempPathFactory) -> Spec:
     path = Path(root) / "wgmma" / "matrix_descriptor.yaml"
     text = path.read_text()
     lbo = "lsb_bits: 16, width_bits: 14, encode_shift_bits: 4"
-    assert text.count(CODES_AS_BUNDLED) == 1 and text.count(lbo) == 1
+    assert text.count(CODES_AS_BUNDLED) == 1
+    assert text.count(lbo) == 1
     path.write_text(text.replace(CODES_AS_BUNDLED, CODES_REORDERED).replace(
         lbo, lbo.replace("bits: 4", "bits: 5")))
     return load_spec(root)
@@ -323,6 +322,7 @@ def test_a_tie_for_closest_goes_to_the_mode_tried_first(other_format: Spec) -> N
     """(i, j) at 128 i + 4 j: K_INTER and K_SW128 both misread 1008 elements (see above); with 128B
     listed before none, 128B is tried first and is the closest (LBO: the 32-B granule)."""
     got = synthesize(other_format, "(64,16):(64,2)", BF16_K, suggest=False)
-    assert isinstance(got, Refusal) and got.closest is not None
+    assert isinstance(got, Refusal)
+    assert got.closest is not None
     assert {k: got.closest[k] for k in ("swizzle", "lbo", "sbo", "mismatches")} == {
         "swizzle": "128B", "lbo": 32, "sbo": 1024, "mismatches": 1008}

@@ -1,6 +1,7 @@
-"""Checks of oracle/explain/synthesize.py that mutation testing found missing
-(reports/mutation/README.md): parsing, input errors and synthesis; the refusals are in
-test_oracle_mutants_explain_refusals.py, which uses the helpers here.
+"""CuTe layouts to wgmma descriptors (oracle/explain/synthesize.py): parsing a layout, its input
+errors (asserted by code and the values they name; their wording is pinned by
+messages_explain.py), and the descriptors synthesised for every swizzle mode and both majors;
+its refusals are test_explain_synthesize_refusals.py's.
 
 `synthesize` turns a CuTe shared-memory layout into the wgmma descriptor(s) that read it, or a
 `Refusal` saying why none can. Every expected value below is worked by hand from:
@@ -29,13 +30,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from case_outcomes import BF16_K, BF16_MN, E4M3_K, README_LAYOUT
+from case_outcomes import descriptor_block as _block
+from case_outcomes import descriptor_value as _value
+from case_outcomes import refused as _refuse
+from case_outcomes import synthesized as _found
 from scratch_spec import edited_spec
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.explain.operand import ExplainError, Operand
 from ptxconf.oracle.explain.synthesize import (
     Refusal,
-    Synthesis,
     UserLayout,
     _try,
     _with_swizzle,
@@ -46,24 +51,6 @@ from ptxconf.oracle.explain.synthesize import (
 from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
-BF16_K = Operand("bf16", "K", 64, 16, 16)       # operand A of an m64nNk16 bf16 wgmma, K-major
-BF16_MN = Operand("bf16", "MN", 64, 16, 16)
-E4M3_K = Operand("e4m3", "K", 64, 32, 8)        # operand A of an m64nNk32 e4m3 wgmma
-README_LAYOUT = "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"   # CUTLASS's K-major 128B bf16 A
-CODES = {"none": 0, "128B": 1, "64B": 2, "32B": 3}
-
-
-def _value(start: int, lbo: int, sbo: int, swizzle: str, base_offset: int = 0) -> str:
-    """A descriptor's 64-bit value from matrix_descriptor.yaml's bit layout, as JSON prints it."""
-    v = (start >> 4) | (lbo >> 4) << 16 | (sbo >> 4) << 32 | base_offset << 49 | CODES[swizzle] << 62
-    return f"{v:#018x}"
-
-
-def _block(origin: tuple[int, int], start: int, lbo: int, sbo: int, swizzle: str,
-           base_offset: int = 0) -> dict[str, Any]:
-    return {"origin": list(origin), "value": _value(start, lbo, sbo, swizzle, base_offset),
-            "start_address": start, "lbo": lbo, "sbo": sbo, "base_offset": base_offset,
-            "swizzle": swizzle, "unused_bits": "0x0"}
 
 
 def _operand(op: Operand) -> dict[str, Any]:
@@ -71,22 +58,19 @@ def _operand(op: Operand) -> dict[str, Any]:
             "operand": None, "instr": None, "form": "SS", "imm_trans": int(op.major == "MN")}
 
 
-def _refuse(text: str, op: Operand = BF16_K, **kw: Any) -> Refusal:
-    got = synthesize(SPEC, text, op, **kw)
-    assert isinstance(got, Refusal), got
-    return got
-
-
-def _found(text: str, op: Operand = BF16_K, **kw: Any) -> Synthesis:
-    got = synthesize(SPEC, text, op, **kw)
-    assert isinstance(got, Synthesis), got.reasons
-    return got
-
-
-def _error(text: str, op: Operand = BF16_K, **kw: Any) -> str:
+def _error(text: str, op: Operand = BF16_K, **kw: Any) -> ExplainError:
+    """The error synthesize raises; its text is `CODE - message`."""
     with pytest.raises(ExplainError) as err:
         synthesize(SPEC, text, op, **kw)
-    return str(err.value)
+    assert str(err.value) == f"{err.value.code} - {err.value.message}"
+    return err.value
+
+
+def _names(err: ExplainError, code: str, *values: str) -> None:
+    """The error has this code and its message names each value."""
+    assert err.code == code
+    missing = [v for v in values if v not in err.message]
+    assert not missing, (err.message, missing)
 
 
 # --- parse_layout and UserLayout ----------------------------------------------------------------
@@ -97,7 +81,8 @@ def test_a_bf16_layout_moves_to_bytes() -> None:
     ul = parse_layout(SPEC, "Swizzle<3,4,3> o 64 o ((8,8),64):((64,512),1)", "bf16")
     assert (ul.bits, ul.swizzle_unit, ul.offset, ul.mn, ul.k) == (16, "bytes", 128, 64, 64)
     assert str(ul.outer) == "((8,8),64):((128,1024),2)"
-    assert ul.swizzle == Swizzle(3, 4, 3) and ul.swizzle_text() == "Swizzle<3,4,3>"
+    assert ul.swizzle == Swizzle(3, 4, 3)
+    assert ul.swizzle_text() == "Swizzle<3,4,3>"
 
 
 def test_unswizzled_and_swizzled_addresses() -> None:
@@ -125,7 +110,8 @@ def test_a_plain_layout_has_no_swizzle_and_no_offset() -> None:
 def test_a_zero_bit_swizzle_is_none() -> None:
     """Swizzle<0,4,3> is the identity: parsed as no swizzle, and printed 'none' when held."""
     ul = parse_layout(SPEC, "Swizzle<0,4,3> o 0 o (64,16):(16,1)", "bf16")
-    assert ul.swizzle is None and ul.swizzle_text() == "none"
+    assert ul.swizzle is None
+    assert ul.swizzle_text() == "none"
     held = UserLayout("t", "bf16", 16, "bytes", ul.outer, 0, Swizzle(0, 4, 3))
     assert held.swizzle_text() == "none"
 
@@ -133,32 +119,27 @@ def test_a_zero_bit_swizzle_is_none() -> None:
 def test_elements_unit_moves_the_swizzle_base_up() -> None:
     """A bf16 Swizzle<3,4,3> read on element offsets is Swizzle<3,5,3> on bytes."""
     ul = parse_layout(SPEC, README_LAYOUT, "bf16", "elements")
-    assert ul.swizzle_unit == "elements" and ul.swizzle_text() == "Swizzle<3,5,3>"
+    assert ul.swizzle_unit == "elements"
+    assert ul.swizzle_text() == "Swizzle<3,5,3>"
 
 
 def test_layout_parse_errors_are_pinned() -> None:
     """Each refusal of parse_layout: its code and its whole message."""
     with pytest.raises(ExplainError) as err:
         parse_layout(SPEC, "(64,16):(16,1)", "bf16", "words")
-    assert str(err.value) == "EXPLAIN-LAYOUT - expected swizzle unit bytes or elements, got 'words'"
+    _names(err.value, "EXPLAIN-LAYOUT", "bytes or elements", "'words'")
     with pytest.raises(ExplainError) as err:
         parse_layout(SPEC, "(64,16):(16,1)", "s4")
-    assert str(err.value) == "EXPLAIN-SUB-BYTE - s4 is 4-bit: explain works in bytes"
-    assert err.value.code == "EXPLAIN-SUB-BYTE"
+    _names(err.value, "EXPLAIN-SUB-BYTE", "s4 is 4-bit")
     with pytest.raises(ExplainError) as err:
         parse_layout(SPEC, "Swizzle<3,4,3>", "bf16")
-    assert str(err.value) == ("EXPLAIN-LAYOUT - 'Swizzle<3,4,3>' is a swizzle alone: give the layout "
-                              "it composes with (Swizzle<B,M,S> o 0 o (mn, k):(...))")
+    _names(err.value, "EXPLAIN-LAYOUT", "'Swizzle<3,4,3>'", "Swizzle<B,M,S> o 0 o (mn, k):(...)")
     with pytest.raises(ExplainError) as err:
         parse_layout(SPEC, "(4,4):(1,4) o 0 o (4,4):(4,1)", "bf16")
-    assert str(err.value) == ("EXPLAIN-LAYOUT - '(4,4):(1,4) o 0 o (4,4):(4,1)': only "
-                              "Swizzle<B,M,S> o offset o layout compositions are shared-memory "
-                              "layouts")
-    assert err.value.code == "EXPLAIN-LAYOUT"
+    _names(err.value, "EXPLAIN-LAYOUT", "'(4,4):(1,4) o 0 o (4,4):(4,1)'", "Swizzle<B,M,S> o offset o layout")
     with pytest.raises(ExplainError) as err:
         parse_layout(SPEC, "(64,16,2):(16,1,1024)", "bf16")
-    assert str(err.value) == ("EXPLAIN-LAYOUT - '(64,16,2):(16,1,1024)' has 3 top-level mode(s): "
-                              "expected (mn, k) -> offset")
+    _names(err.value, "EXPLAIN-LAYOUT", "'(64,16,2):(16,1,1024)'", "3 top-level mode(s)", "(mn, k) -> offset")
 
 
 def test_in_unit_moves_m_by_log2_of_the_element_bytes() -> None:
@@ -189,12 +170,8 @@ def test_with_swizzle_rewrites_only_the_swizzle() -> None:
 def test_a_start_off_the_16_byte_granule_is_an_error() -> None:
     """A start below 0 or off the 16-B granule (the start-address field stores the address >> 4,
     spec/wgmma/matrix_descriptor.yaml) is EXPLAIN-LAYOUT; 0x10 itself is accepted."""
-    assert _error(README_LAYOUT, start=8) == ("EXPLAIN-LAYOUT - --start-address 0x8: expected a "
-                                              "multiple of 16 B (the start-address field stores it "
-                                              ">> 4)")
-    assert _error(README_LAYOUT, start=-16) == ("EXPLAIN-LAYOUT - --start-address -0x10: expected "
-                                                "a multiple of 16 B (the start-address field stores "
-                                                "it >> 4)")
+    _names(_error(README_LAYOUT, start=8), "EXPLAIN-LAYOUT", "--start-address 0x8", "16 B", ">> 4")
+    _names(_error(README_LAYOUT, start=-16), "EXPLAIN-LAYOUT", "--start-address -0x10", "16 B", ">> 4")
     assert isinstance(synthesize(SPEC, README_LAYOUT, BF16_K, start=0x10), Refusal)  # 16 B: allowed
 
 
@@ -206,8 +183,7 @@ def test_the_start_granule_is_the_start_fields_own(tmp_path: Path) -> None:
                         start.replace("shift_bits: 4", "shift_bits: 5"))
     with pytest.raises(ExplainError) as err:
         synthesize(other, README_LAYOUT, BF16_K, start=0x10)
-    assert str(err.value) == ("EXPLAIN-LAYOUT - --start-address 0x10: expected a multiple of 32 B "
-                              "(the start-address field stores it >> 5)")
+    _names(err.value, "EXPLAIN-LAYOUT", "--start-address 0x10", "32 B", ">> 5")
     assert isinstance(synthesize(other, README_LAYOUT, BF16_K, start=0x20), Refusal)
 
 
@@ -219,8 +195,7 @@ def test_the_start_granule_is_the_start_fields_own(tmp_path: Path) -> None:
 ])
 def test_a_tile_not_a_whole_number_of_operands_is_an_error(text: str, covers: str) -> None:
     """Too few rows or k, or a remainder of either, is EXPLAIN-LAYOUT-SHAPE, said in full."""
-    assert _error(text) == (f"EXPLAIN-LAYOUT-SHAPE - the layout covers {covers} (mn x k), the "
-                            "operand is 64x16: the tile must be a whole number of operands")
+    _names(_error(text), "EXPLAIN-LAYOUT-SHAPE", f"covers {covers} (mn x k)", "64x16")
 
 
 # --- synthesis: every swizzle mode, both majors, the JSON -----------------------------------------
@@ -306,7 +281,8 @@ def test_fp8_takes_no_mn_major() -> None:
     op = Operand("e4m3", "K", 128, 32, 8)
     text = "Swizzle<3,4,3> o 0 o (128,(16,2)):(1,(128,2048))"
     got = _refuse(text, op, majors=("K", "MN"), suggest=False)
-    assert got.reasons == ("no major-ness and swizzle mode reads it",) and got.closest is None
+    assert got.reasons == ("no major-ness and swizzle mode reads it",)
+    assert got.closest is None
     # not vacuous: an MN-major try of the same tile would read it
     ul = parse_layout(SPEC, text, "e4m3")
     assert _try(SPEC, ul, replace(op, major="MN"), "128B", 0, [(0, 0)]).why is None
@@ -318,7 +294,8 @@ def test_the_elements_reading_of_a_bf16_swizzle_is_synthesised() -> None:
     d = got.as_dict()
     assert (d["swizzle_unit"], d["swizzle_on_bytes"], d["descriptor"]) == (
         "elements", "Swizzle<3,4,3>", _value(0, 16, 1024, "128B"))
-    assert d["steps"] == {"k_block": 32, "mn_block": None} and len(d["blocks"]) == 4
+    assert d["steps"] == {"k_block": 32, "mn_block": None}
+    assert len(d["blocks"]) == 4
 
 
 def test_an_unswizzled_tile_may_start_inside_a_row() -> None:
@@ -343,4 +320,5 @@ def test_a_swizzle_that_never_fires_on_the_tile_is_read_without_one() -> None:
     d = _found(text).as_dict()
     assert (d["swizzle_on_bytes"], d["swizzle"], d["lbo"], d["sbo"]) == (
         "Swizzle<1,4,3>", "none", 4096, 256)
-    assert d["descriptor"] == _value(0, 4096, 256, "none") and d["also_reads"] == []
+    assert d["descriptor"] == _value(0, 4096, 256, "none")
+    assert d["also_reads"] == []

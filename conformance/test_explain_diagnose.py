@@ -1,5 +1,6 @@
-"""Checks of oracle/explain/diagnose.py that mutation testing found missing
-(reports/mutation/README.md).
+"""The descriptor diagnosis of `ptxconf explain descriptor` (oracle/explain/diagnose.py): its JSON
+contract (as_dict, check_dict), the search for a corrected descriptor and its alternatives (the
+modes, strides and fields tried, in the spec's order; the rank), and what it finds wrong.
 
 Expected values come from the documented semantics, worked by hand:
 
@@ -12,7 +13,7 @@ Expected values come from the documented semantics, worked by hand:
   128B/64B/32B: SBO = 8 rows of 128/64/32 B, LBO unused (16 B); K_INTER: SBO 128 B (one 8x16-B
   core matrix), LBO 1024 B (the eight of them along MN).
 * the read map's geometry (spec/wgmma/canonical_layouts.yaml, Swizzle<B,4,3> on byte addresses,
-  the H100 base-offset reading; see conformance/test_oracle_mutants_explain_readmap.py).
+  the H100 base-offset reading; see conformance/test_explain_readmap.py).
 * ptxconf explain --json (`Explanation.as_dict`, `check_dict`): the JSON contract, pinned whole.
 """
 
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from case_outcomes import expect_named
 from scratch_spec import edited_spec
 
 from ptxconf.oracle.descriptor import encode
@@ -92,7 +94,9 @@ def test_as_dict_of_a_valid_descriptor_is_the_whole_contract() -> None:
     assert list(e.as_dict(SPEC)) == ["descriptor", "operand", "tile_base", "smem_bytes", "reads",
                                      "checks", "banks", "verdict", "mistakes", "corrected",
                                      "alternatives", "searched", "notes", "problems"]
-    assert e.verdict == "valid" and e.codes == () and e.searched == 40
+    assert e.verdict == "valid"
+    assert e.codes == ()
+    assert e.searched == 40
 
 
 def test_as_dict_reads_the_bit_fields_of_the_spec_given(tmp_path: Path) -> None:
@@ -175,7 +179,8 @@ def test_check_dict_banks_fail_above_degree_one() -> None:
     rows = np.arange(64)[:, None] * 128 + np.arange(16)[None, :] * 2
     bad = dataclasses.replace(e, banks=bank_report(SPEC, A_K, rows))
     banks = check_dict(SPEC, bad)["banks"]
-    assert banks["ok"] is False and (banks["worst_degree"], banks["conflicted"]) == (8, 16)
+    assert banks["ok"] is False
+    assert (banks["worst_degree"], banks["conflicted"]) == (8, 16)
     assert check_dict(SPEC, e)["banks"] == {"ok": True, **NO_CONFLICT}
     # rows 0-3 and 4-7 of each core matrix 128 B apart: degree 2 is a conflict too
     two = (np.arange(64) % 4 * 16 + np.arange(64) // 4 * 128)[:, None] + np.arange(16)[None, :] * 2
@@ -196,7 +201,8 @@ def test_bits_outside_every_field_are_noted() -> None:
     e = explain_descriptor(SPEC, A_K, encode(0, 16, 1024, "128B") | 1 << 14 | 1 << 47)
     note = ("bits 0x0000800000004000 are set outside every field of the wgmma descriptor "
             "(wgmma/matrix_descriptor.yaml): they are not read here")
-    assert e.notes == (note,) and e.as_dict(SPEC)["notes"] == [note]
+    assert e.notes == (note,)
+    assert e.as_dict(SPEC)["notes"] == [note]
     assert e.verdict == "valid"
 
 
@@ -204,18 +210,21 @@ def test_no_fix_counts_the_descriptors_searched() -> None:
     """8 KiB of operand in 1 KiB: nothing fits. Tile base 0: fields {0} in every mode, so
     4 + 9 + 9 + 9 = 31 descriptors."""
     e = explain_descriptor(SPEC, A_K, encode(0, 16, 1024, "128B"), smem_bytes=1024)
-    assert e.searched == 31 and e.corrected is None and e.alternatives == ()
-    assert e.diagnoses[0].message.endswith(
-        "; none of the 31 descriptors searched reads the operand validly")
+    assert e.searched == 31
+    assert e.corrected is None
+    assert e.alternatives == ()
+    expect_named(e.diagnoses[0], "none of the 31 descriptors searched")
 
 
 def test_an_explicit_tile_base_sets_the_wanted_phase() -> None:
     """Start 0x2300 with field 0: the pattern is anchored at 0x2000 (0x2300 - 0x300)."""
     value = encode(0x2300, 16, 1024, "128B")
     anchored = explain_descriptor(SPEC, A_K, value, tile_base=0x2000)
-    assert anchored.context == Context(0x2000, None) and anchored.verdict == "valid"
+    assert anchored.context == Context(0x2000, None)
+    assert anchored.verdict == "valid"
     default = explain_descriptor(SPEC, A_K, value)
-    assert default.context == Context(0x2300, None) and default.verdict == "invalid"
+    assert default.context == Context(0x2300, None)
+    assert default.verdict == "invalid"
     assert default.corrected is not None
     assert default.corrected.desc.value == encode(0x2300, 16, 1024, "128B", 6)
 
@@ -225,13 +234,16 @@ def test_a_swap_that_spans_no_less_is_not_named() -> None:
     512 B: the user's valid map is kept."""
     op = Operand("bf16", "K", 16, 16, 16)
     e = explain_descriptor(SPEC, op, encode(0, 128, 256, "none"))
-    assert e.verdict == "valid" and e.diagnoses == () and e.corrected is None
+    assert e.verdict == "valid"
+    assert e.diagnoses == ()
+    assert e.corrected is None
 
 
 def test_equal_strides_are_no_swap() -> None:
     """LBO = SBO = 128 under K_INTER 64x16: the map aliases; whatever the fix, it is no swap."""
     e = explain_descriptor(SPEC, A_K, encode(0, 128, 128, "none"))
-    assert e.verdict == "invalid" and "EXPLAIN-LBO-SBO-SWAPPED" not in e.codes
+    assert e.verdict == "invalid"
+    assert "EXPLAIN-LBO-SBO-SWAPPED" not in e.codes
 
 
 # --- the search ---------------------------------------------------------------------------------
@@ -265,7 +277,8 @@ def test_candidates_are_each_distinct_descriptor_once() -> None:
     own first."""
     user = Descriptor.decode(SPEC, encode(0, 16, 1024, "128B"))
     cands = candidates(SPEC, A_K, user, Context(0))
-    assert len(cands) == 31 and len({c.desc.value for c in cands}) == 31
+    assert len(cands) == 31
+    assert len({c.desc.value for c in cands}) == 31
     by_mode = {sw: sorted((c.desc.lbo, c.desc.sbo) for c in cands if c.desc.swizzle == sw)
                for sw in ("128B", "64B", "32B", "none")}
     assert by_mode["128B"] == [(16, 16), (16, 1024), (1024, 16), (1024, 1024)]
@@ -314,7 +327,8 @@ def test_a_single_valid_candidate_is_the_fix() -> None:
     assert [c.desc.value for c in cands if c.analysis.valid] == [encode(0x20, 1024, 128, "none")]
     e = explain_descriptor(SPEC, A_K, value, tile_base=0x10, smem_bytes=2064)
     assert e.verdict == "invalid"
-    assert e.corrected is not None and e.corrected.desc.value == encode(0x20, 1024, 128, "none")
+    assert e.corrected is not None
+    assert e.corrected.desc.value == encode(0x20, 1024, 128, "none")
 
 
 def test_at_most_three_alternatives_in_rank_order() -> None:
@@ -326,7 +340,8 @@ def test_at_most_three_alternatives_in_rank_order() -> None:
     64-element row: neither stride steps). The three first of those four."""
     op = Operand("bf16", "MN", 64, 8, 16)
     e = explain_descriptor(SPEC, op, encode(0x80, 128, 256, "32B"))
-    assert e.corrected is not None and e.corrected.desc.value == encode(0x80, 256, 128, "32B", 1)
+    assert e.corrected is not None
+    assert e.corrected.desc.value == encode(0x80, 256, 128, "32B", 1)
     assert [(c.desc.swizzle, c.desc.lbo, c.desc.sbo, c.desc.base_offset, c.changed)
             for c in e.alternatives] == [
         ("32B", 256, 256, 1, ("lbo", "base_offset")),

@@ -1,5 +1,7 @@
-"""Checks of oracle/explain/readmap.py that mutation testing found missing
-(reports/mutation/README.md).
+"""The read map of a descriptor (oracle/explain/readmap.py): the descriptor's fields (decode,
+encode, the JSON contract), the base-offset rule and the phases, the byte address of every
+element as the H100 reads it, the analysis of a map (aliases, bounds, phases, suspects), the
+core-matrix reads and the bank report.
 
 Expected values come from the documented semantics, worked by hand:
 
@@ -27,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from case_outcomes import raises_naming
 from scratch_spec import edited_spec
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
@@ -92,9 +95,8 @@ def test_a_layout_type_code_the_spec_does_not_define_is_refused(tmp_path: Path) 
     """A spec whose layout-type field lists no 32B code: code 3 selects nothing."""
     spec = _scratch(tmp_path, "codes: {none: 0, 128B: 1, 64B: 2, 32B: 3}",
                     "codes: {none: 0, 128B: 1, 64B: 2}")
-    with pytest.raises(ValueError) as err:
+    with raises_naming(ValueError, "descriptor 0xc000000000000000", "layout-type code 3"):
         Descriptor.decode(spec, 3 << 62)
-    assert str(err.value) == "descriptor 0xc000000000000000: layout-type code 3 selects no swizzle mode"
 
 
 def test_text_is_the_value_and_the_fields() -> None:
@@ -140,7 +142,8 @@ def test_of_encodes_the_fields() -> None:
 
 def test_of_without_a_base_offset_stores_field_0() -> None:
     d = Descriptor.of(SPEC, start_address=0x400, lbo=16, sbo=1024, swizzle="128B")
-    assert d.base_offset == 0 and d.value == 0x40 | 1 << 16 | 64 << 32 | 1 << 62
+    assert d.base_offset == 0
+    assert d.value == 0x40 | 1 << 16 | 64 << 32 | 1 << 62
 
 
 def test_with_fields_changes_only_those_and_drops_unused_bits() -> None:
@@ -201,7 +204,8 @@ def test_hardware_phase_is_start_less_the_field_mod_the_repeat(start: int, swizz
 
 def test_no_swizzle_has_no_phase() -> None:
     d = _desc(0x2300, "none", 5, lbo=1024, sbo=128)
-    assert hardware_phase(SPEC, d) is None and wanted_phase(SPEC, d, 0x2000) is None
+    assert hardware_phase(SPEC, d) is None
+    assert wanted_phase(SPEC, d, 0x2000) is None
 
 
 @pytest.mark.parametrize(("start", "swizzle", "tile", "phase"), [
@@ -240,7 +244,8 @@ def test_k_major_swizzled_read_map(swizzle: str, start: int, field: int) -> None
     d = _desc(start, swizzle, field, sbo=sbo)
     want = _k_major(swizzle, start, field, sbo)
     rm = read_map(SPEC, A_K, d)
-    assert rm.operand == A_K and rm.desc == d
+    assert rm.operand == A_K
+    assert rm.desc == d
     assert np.array_equal(rm.addresses, want)
     assert rm.offsets() == (want - start).tolist()
     assert np.array_equal(linear(SPEC, A_K, swizzle).addresses(SPEC, d), want)
@@ -284,7 +289,8 @@ def test_mn_major_read_map_steps_lbo_along_mn() -> None:
     d = _desc(0x4000, "128B", lbo=8192, sbo=1024)
     rm = read_map(SPEC, B_MN_128, d)
     assert np.array_equal(rm.addresses, want)
-    assert rm.offsets()[0][1] == 128 + 16 and rm.offsets()[64][0] == 8192   # (0,1): row 1 XOR 1
+    assert rm.offsets()[0][1] == 128 + 16
+    assert rm.offsets()[64][0] == 8192
     assert np.array_equal(linear(SPEC, B_MN_128, "128B").addresses(SPEC, d), want)
 
 
@@ -293,24 +299,31 @@ def test_mn_major_read_map_steps_lbo_along_mn() -> None:
 
 def test_linear_of_k_interleaved_steps_both_strides() -> None:
     lin = linear(SPEC, A_K, "none")
-    assert lin.swizzle == "none" and lin.swz == Swizzle(0, 4, 3)
+    assert lin.swizzle == "none"
+    assert lin.swz == Swizzle(0, 4, 3)
     assert np.array_equal(lin.base, 16 * (ROW % 8) + 2 * (COL % 8))
-    assert np.array_equal(lin.lbo_steps, COL // 8) and np.array_equal(lin.sbo_steps, ROW // 8)
-    assert lin.uses("lbo") and lin.uses("sbo")
+    assert np.array_equal(lin.lbo_steps, COL // 8)
+    assert np.array_equal(lin.sbo_steps, ROW // 8)
+    assert lin.uses("lbo")
+    assert lin.uses("sbo")
 
 
 def test_linear_of_k_128b_takes_no_lbo_step() -> None:
     lin = linear(SPEC, A_K, "128B")
-    assert lin.swizzle == "128B" and lin.swz == Swizzle(3, 4, 3)
+    assert lin.swizzle == "128B"
+    assert lin.swz == Swizzle(3, 4, 3)
     assert np.array_equal(lin.base, 128 * (ROW % 8) + 2 * COL)
-    assert not lin.lbo_steps.any() and np.array_equal(lin.sbo_steps, ROW // 8)
-    assert not lin.uses("lbo") and lin.uses("sbo")
+    assert not lin.lbo_steps.any()
+    assert np.array_equal(lin.sbo_steps, ROW // 8)
+    assert not lin.uses("lbo")
+    assert lin.uses("sbo")
 
 
 def test_linear_of_mn_128b_steps_lbo_only_past_one_row() -> None:
     """64 MN elements fill the 128B row: A_MN (mn 64) takes no LBO step, mn 128 takes one."""
     one = linear(SPEC, A_MN, "128B")
-    assert not one.uses("lbo") and one.uses("sbo")
+    assert not one.uses("lbo")
+    assert one.uses("sbo")
     assert np.array_equal(one.base, 2 * ROW + 128 * (COL % 8))
     assert np.array_equal(one.sbo_steps, COL // 8)
     two = linear(SPEC, B_MN_128, "128B")
@@ -334,9 +347,14 @@ def _analysis(**kw: object) -> Analysis:
 
 def test_analysis_errors_in_order() -> None:
     ok = _analysis()
-    assert ok.phase_ok and ok.errors == () and ok.valid and ok.span_bytes == 0x80
+    assert ok.phase_ok
+    assert ok.errors == ()
+    assert ok.valid
+    assert ok.span_bytes == 0x80
     bad = _analysis(injective=False, outside=3, want_phase=0)
-    assert not bad.phase_ok and bad.errors == ("alias", "overrun", "phase") and not bad.valid
+    assert not bad.phase_ok
+    assert bad.errors == ("alias", "overrun", "phase")
+    assert not bad.valid
     assert _analysis(outside=1).errors == ("overrun",)
     assert _analysis(injective=False).errors == ("alias",)
     assert _analysis(hw_phase=None, want_phase=None).valid
@@ -382,7 +400,9 @@ def test_analyse_of_an_aliased_map() -> None:
     d = _desc(0x100, "none", lbo=1024, sbo=128)
     a = analyse(SPEC, op, d, np.array([[0x100, 0x102, 0x104], [0x106, 0x102, 0x108]]),
                 Context(0x100, 0x40))
-    assert not a.injective and a.alias == ((0, 1), (1, 1), 0x102) and a.errors == ("alias",)
+    assert not a.injective
+    assert a.alias == ((0, 1), (1, 1), 0x102)
+    assert a.errors == ("alias",)
 
 
 def test_analyse_phases_are_the_descriptors_and_the_tiles() -> None:
@@ -402,7 +422,8 @@ FIELD_WHY = ("the base-offset field is defined for swizzled layouts only "
 @pytest.mark.parametrize("swizzle", ["32B", "64B", "128B"])
 def test_k_major_swizzled_lbo_other_than_0_or_16_is_suspect(swizzle: str) -> None:
     got = suspects(SPEC, A_K, _desc(0, swizzle, lbo=32))
-    assert got == (Suspect("lbo", 32, 16, LBO_WHY),) and type(got[0].meant) is int   # JSON: 16
+    assert got == (Suspect("lbo", 32, 16, LBO_WHY),)
+    assert type(got[0].meant) is int
     assert suspects(SPEC, A_K, _desc(0, swizzle, lbo=16)) == ()
     assert suspects(SPEC, A_K, _desc(0, swizzle, lbo=0)) == ()
     assert suspects(SPEC, A_MN, _desc(0, swizzle, lbo=32)) == ()   # MN-major: LBO used
@@ -414,7 +435,8 @@ def test_the_base_offset_field_without_a_swizzle_is_suspect() -> None:
     assert suspects(SPEC, A_K, _desc(0, "none", lbo=1024, sbo=128)) == ()
     assert suspects(SPEC, A_K, _desc(0x180, "128B", 3)) == ()
     a = analyse(SPEC, A_K, d, read_map(SPEC, A_K, d).addresses, Context(0))
-    assert a.suspects == (Suspect("base_offset", 3, 0, FIELD_WHY),) and a.valid
+    assert a.suspects == (Suspect("base_offset", 3, 0, FIELD_WHY),)
+    assert a.valid
 
 
 # --- core matrices and banks ------------------------------------------------------------------------
