@@ -1,6 +1,7 @@
 """Message examples of the spec's checks (src/ptxconf/oracle/checks): one per message shape that is
 not expect_equal's (messages_core.py pins that one), each for the input its test in
-conformance/test_checks_<module>.py or test_cute_atoms.py uses (see golden_messages.py)."""
+conformance/test_checks_<module>.py uses (see golden_messages.py); the CuTe checks' (`cute.*`)
+are messages_checks_cute.py's."""
 
 from __future__ import annotations
 
@@ -14,25 +15,20 @@ from case_outcomes import run_module_case as _run_module
 from golden_messages import example
 from scratch_spec import edited_spec
 
-from ptxconf.core.cases import Case, execute
+from ptxconf.core.cases import execute
 from ptxconf.core.results import Result
 from ptxconf.oracle.checks import (
     completeness,
-    cute_atoms,
-    cute_points,
-    cute_statements,
     cutedsl,
     cutedsl_ties,
     descriptor_checks,
     element_witness,
     fragments_checks,
-    mode_sizes,
     register_types,
     wmma_checks,
 )
 from ptxconf.oracle.checks import smem_layouts as smem
 from ptxconf.oracle.checks.lint_cases import lint_cases
-from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec, default_spec
 
 
@@ -44,79 +40,21 @@ def _scratch() -> Path:
 
 
 SPEC = default_spec()
-ATOMS = "cute/mma_atoms"
-GROUPS = "cute/thread_groups"
 EXAMPLE = "wmma/alignment_examples:wmma.load.a.sync.aligned.row.m16n16k16.f16"
-RULES = "wmma/storage_rules"
 def _example(spec: Spec) -> Result:
     return _run(wmma_checks.cases(spec), f"wmma.alignment_example[{EXAMPLE}]")
 
 
 EX = "cutedsl/worked_examples"
 EX_FILE = "cutedsl/worked_examples.yaml"
-ATOMS_FILE = "cute/mma_atoms.yaml"
-REGS = "cute/operation_registers"
-C128 = "((4,8,4),(2,2,16)):((128,1,16),(64,8,512))"
-def _statements(spec: Spec) -> list[Case]:
-    """cute_statements' cases over the spec's cute_layout rows (as cute_atoms.cases calls it)."""
-    return list(cute_statements.cases(spec, spec.of(CuteLayout)))
 
 
 SWZ = f"cutedsl.swizzle[{EX}:swizzle.S243.7_25]"
-FIG168 = "Swizzle<0,4,3> o ((T,1,m),(8,k)):((1,T,SBO),(1T,LBO))"
-IMM_A0 = 'id: imm-trans.A.0, convention: imm-trans, operand: A, transposed: false'
 S143 = "swizzle_bits: 1, swizzle_base: 4, swizzle_shift: 3, period_units: 256"
 S143_KEY = "cutedsl/worked_examples:period.S143"
-SIZED = ("SM70.ThrID.quad", "SM70.ThrID.pair", "SM70.A.TN.threads", "SM70.A.TN.values",
-         "SM70.B.TN.threads", "SM70.B.TN.values", "SM70.A.NT.values", "SM70.A.NT.threads",
-         "SM90.C.threads", "SM90.C.pairs", "SM90.C.core", "SM90.C.rows", "SM90.C.warps",
-         "SM90.C128.copies")
-K16_A = 'register_type: f16x2, elems_per_register: 2, last_index: "7"'
 K16_A_KEY = "wgmma/register_fragments:k16.A.f16"
 IMM_A1 = 'transposed: true, major: MN, spelled: "imm-trans-a is 1"'
 WMMA_EXAMPLE = "wmma/alignment_examples:wmma.load.a.sync.aligned.row.m16n16k16.f16"
-
-
-@example("cute.alias.the_quadpair_alias_names_the_8_thread_group")
-def _the_quadpair_alias_names_the_8_thread_group() -> str:
-    res = _run(cute_atoms.cases(SPEC), f"cute.alias[{ATOMS}:SM70_8x8x4.ThrID]")
-    return res.message
-
-
-@example("cute.alias.the_32b_alias_names_an_8x8_c_of_f32_values")
-def _the_32b_alias_names_an_8x8_c_of_f32_values() -> str:
-    res = _run(cute_atoms.cases(SPEC), f"cute.alias[{ATOMS}:SM70_8x8x4.CLayout.f32]")
-    return res.message
-
-
-@example("cute.variants_n.the_variants_n_are_repeats_of_8_and_valid_n_at_k16")
-def _the_variants_n_are_repeats_of_8_and_valid_n_at_k16() -> str:
-    res = _run(cute_atoms.cases(SPEC), f"cute.variants_n[{ATOMS}:SM90_64x8.CLayout]")
-    return res.message
-
-
-@example("cute.variants_n.a_variant_n_past_256_disagrees_with_the_fragment_table")
-def _a_variant_n_past_256_disagrees_with_the_fragment_table() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "variants_n_elems: [16, 32, 64, 128, 256]",
-                        "variants_n_elems: [16, 32, 64, 128, 256, 264]")
-    res = _run(cute_atoms.cases(spec), f"cute.variants_n[{ATOMS}:SM90_64x8.CLayout]")
-    return res.message
-
-
-@example("cute.thread_group.the_quadpair_is_the_thrid_its_alias_names_whatever_the_row_order")
-def _the_quadpair_is_the_thrid_its_alias_names_whatever_the_row_order() -> str:
-    rows = tuple(reversed(SPEC.of(CuteLayout)))
-    assert [r.id for r in rows if r.role == "ThrID"] == ["SM90_64x8.ThrID", "SM70_8x8x4.ThrID"]
-    res = _run(cute_statements.cases(SPEC, rows), f"cute.thread_group[{GROUPS}:quadpair]")
-    return res.message
-
-
-@example("cute.clayout_vs_fragment.the_64x8_clayout_holds_the_k16_accumulators_4_values")
-def _the_64x8_clayout_holds_the_k16_accumulators_4_values() -> str:
-    res = _run(cute_atoms.cases(SPEC),
-                   f"cute.clayout_vs_fragment[{ATOMS}:SM90_64x8.CLayout~wgmma/register_fragments:k16.D.f16]")
-    return res.message
 
 
 @example("wmma.alignment_example.the_alignment_example_adds_up")
@@ -140,33 +78,6 @@ def _b_lives_in_shared_memory_only() -> str:
 def _the_base_offset_mask_fills_the_3_bit_field() -> str:
     res = _run(descriptor_checks.cases(SPEC), "base_offset.field_width[wgmma/base_offset:base_offset.128B]")
     return res.message
-
-
-@example("cute.layout_major.a_value_stride_of_neither_mode_fails")
-def _a_value_stride_of_neither_mode_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", 'role: BLayout\n    layout: "(8,4):(1,8)"',
-                           'role: BLayout\n    layout: "(8,4):(1,2)"')
-    key = f"{ATOMS}:SM70_8x8x4.BLayout.TN"
-    return _run(cute_atoms.cases(spec), f"cute.layout_major[{key}]").message
-
-
-@example("cute.clayout_repeat.an_sm90_clayout_at_a_k_of_no_accumulator_fails")
-def _an_sm90_clayout_at_a_k_of_no_accumulator_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "atom: SM90_64x128x16_F16F16F16F16_TN",
-                           "atom: SM90_64x128x24_F16F16F16F16_TN")
-    key = f"{ATOMS}:SM90_64x128.CLayout"
-    return _run(cute_atoms.cases(spec), f"cute.clayout_repeat[{key}]").message
-
-
-@example("cute.thread_count.a_thrid_of_an_architecture_with_no_layouts_fails")
-def _a_thrid_of_an_architecture_with_no_layouts_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "id: SM90_64x8.ThrID\n    atom: SM90_64x8x16",
-                           "id: SM90_64x8.ThrID\n    atom: SM80_64x8x16")
-    key = f"{ATOMS}:SM90_64x8.ThrID"
-    return _run(cute_atoms.cases(spec), f"cute.thread_count[{key}]").message
 
 
 @example("cutedsl.swizzle.the_swizzle_example_maps_249_to_233")
@@ -206,37 +117,6 @@ def _an_atom_whose_swizzle_no_selection_row_builds_fails() -> str:
     tmp_path = _scratch()
     spec = edited_spec(tmp_path, EX_FILE, 'atom: "Swizzle<3,4,3>', 'atom: "Swizzle<3,4,4>')
     res = _run(cutedsl.cases(spec), f"cutedsl.tile_to_shape[{EX}:tile.K_SW128.64x64]")
-    return res.message
-
-
-@example("cute.mode_statement.a_mode_statement_of_neither_size_nor_stride_fails")
-def _a_mode_statement_of_neither_size_nor_stride_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mode_statements.yaml", "mode: [0, 2], mode_size: 4, mode_stride: 32}",
-                           "mode: [0, 2]}")
-    key = "cute/mode_statements:SM90.C.warps"
-    return _run(_statements(spec), f"cute.mode_statement[{key}]").message
-
-
-@example("cute.layout.an_id_that_names_no_atom_fails")
-def _an_id_that_names_no_atom_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, ATOMS_FILE, "id: SM70_8x8x4.CLayout.f16", "id: Volta.CLayout.f16")
-    key = f"{ATOMS}:Volta.CLayout.f16"
-    return _run(cute_atoms.cases(spec), f"cute.layout[{key}]").message
-
-
-@example("cute.points_in_domain.a_point_on_the_row_past_the_last_lies_outside")
-def _a_point_on_the_row_past_the_last_lies_outside() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, ATOMS_FILE, "points: [[0, 4, 0, 8, 512]]", "points: [[0, 4, 64, 8, 512]]")
-    key = f"{ATOMS}:SM90_64x128.CLayout"
-    return _run(cute_points.cases(spec), f"cute.points_in_domain[{key}]").message
-
-
-@example("cute.points_in_domain.a_point_inside_the_codomain_passes")
-def _a_point_inside_the_codomain_passes() -> str:
-    res = _run(cute_points.cases(SPEC), f"cute.points_in_domain[{ATOMS}:SM90_64x128.CLayout]")
     return res.message
 
 
@@ -367,12 +247,6 @@ def _lbo_coverage_names_an_empty_cell() -> str:
     spec = edited_spec(tmp_path, "wgmma/leading_byte_offset.yaml", "swizzles: [32B, 64B, 128B], used: false",
                            "swizzles: [32B, 64B], used: false")
     got = _run_module(completeness, spec, "offset_definition.coverage[byte_offset_definition:LBO]")
-    return got.message
-
-
-@example("cute.mode_size.sm90_c_rows_mode_size")
-def _sm90_c_rows_mode_size() -> str:
-    got = _run_module(mode_sizes, default_spec(), "cute.mode_size[cute/mode_statements:SM90.C.rows]")
     return got.message
 
 
@@ -532,27 +406,4 @@ def _tf32_operands_spell_imm_scale_only() -> str:
 
 # --- the parametrized tests' messages (one of each shape) ------------------------------------------
 
-@example("cute.thread_group.warp_of_quadpairs")
-def _thread_group_of_parts() -> str:
-    return _run(cute_atoms.cases(SPEC), f"cute.thread_group[{GROUPS}:warp]").message
 
-
-@example("cute.atom_name.spelled_by_the_document")
-def _atom_name_spelled() -> str:
-    return _run(_statements(SPEC), f"cute.atom_name[{ATOMS}:SM90_64x128.CLayout]").message
-
-
-@example("cute.atom_name.the_projects_name")
-def _atom_name_projects() -> str:
-    return _run(_statements(SPEC), f"cute.atom_name[{ATOMS}:SM90_64x8.CLayout]").message
-
-
-@example("cute.layout_major.the_letter_of_the_operand")
-def _layout_major() -> str:
-    return _run(_statements(SPEC), f"cute.layout_major[{ATOMS}:SM70_8x8x4.BLayout.TN]").message
-
-
-@example("cute.operation_registers.add_up")
-def _operation_registers() -> str:
-    key = f"{REGS}:SM70_8x8x4_F32F16F16F32_NT.ARegisters"
-    return _run(_statements(SPEC), f"cute.operation_registers[{key}]").message
