@@ -20,7 +20,8 @@ its refusals are test_explain_synthesize_refusals.py's.
   14-bit fields of 16-B units hold at most 2^18 - 16 bytes;
 * spec/wgmma/base_offset.yaml: a swizzled tile's field is (start >> 7) & 7 and the start must sit
   on a 128-B row; spec/wgmma/swizzle_atoms.yaml: a K-major atom's rows are leading_u128 * 16 B;
-* the JSON's keys and the errors' wording, the public contract of `ptxconf explain layout [--json]`.
+* the JSON's keys, the public contract of `ptxconf explain layout --json` (the errors' wording:
+  messages_explain.py).
 """
 
 from __future__ import annotations
