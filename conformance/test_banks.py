@@ -108,7 +108,8 @@ def test_bank_table_shows_the_conflict() -> None:
     addrs = [PHASE_BYTES * i for i in range(8)]
     text = bank_table(addrs, 16)
     lines = text.splitlines()
-    assert "conflict degree 8" in lines[0] and "bank 0" in lines[0]
+    assert "conflict degree 8" in lines[0]
+    assert "bank 0" in lines[0]
     grid = [ln for ln in lines if ln.startswith("w")]
     assert len(grid) == 8
     assert [ln.split()[1] for ln in grid] == [f"t{i}" for i in range(8)]
@@ -220,12 +221,12 @@ def test_core_matrix_outside_tile() -> None:
 # 8 for 16-byte ones) and from hand-worked requests, never from the code under test.
 
 
-@pytest.mark.parametrize("access,threads", [(1, 32), (2, 32), (4, 32), (8, 16), (16, 8)])
+@pytest.mark.parametrize(("access", "threads"), [(1, 32), (2, 32), (4, 32), (8, 16), (16, 8)])
 def test_threads_per_phase_of_each_width(access: int, threads: int) -> None:
     assert banks.threads_per_phase(access) == threads
 
 
-@pytest.mark.parametrize("addr,access,words", [
+@pytest.mark.parametrize(("addr", "access", "words"), [
     (0, 1, [0]), (3, 1, [0]), (4, 2, [1]), (8, 4, [2]), (8, 8, [2, 3]), (32, 16, [8, 9, 10, 11]),
 ])
 def test_words_of_one_access(addr: int, access: int, words: list[int]) -> None:
@@ -257,7 +258,8 @@ def test_worst_names_the_lanes_that_collide() -> None:
     # conflict-free: the lowest bank, one word
     assert _named(banks.analyze([0, 4], 4).worst(), "phase 0,", "bank 0:", "1 distinct", "(t0@0x0)")
     idle = banks.analyze([None, None], 4)
-    assert idle.worst() == "no active thread" and idle.phases[0].worst_bank() is None
+    assert idle.worst() == "no active thread"
+    assert idle.phases[0].worst_bank() is None
 
 
 def _named(text: str, *values: str) -> bool:
@@ -272,7 +274,8 @@ def test_bank_table_of_a_conflict_free_request() -> None:
     # four lanes, consecutive words: columns 3 wide (at least 3, and the widest lane name "t3" + 1)
     # (the header's wording: messages_oracle.py's banks.table_*)
     lines = _lines([0, 4, 8, 12], 4)
-    assert _named(lines[0], "4-byte", "32 threads", "degree 1") and "(" not in lines[0]
+    assert _named(lines[0], "4-byte", "32 threads", "degree 1")
+    assert "(" not in lines[0]
     assert _named(lines[1], "phase 0:", "threads 0-3", "degree 1")
     assert lines[2] == "bank " + "".join(f"{b:>3}" for b in range(32))
     assert lines[3] == "w0   " + "".join(f"{c:>3}" for c in ("t0", "t1", "t2", "t3", *["."] * 28))
@@ -313,7 +316,7 @@ def _tile_with_row0(row0: list[int]) -> banks.Tile:
     return banks.Tile(K_NONE, 8, 16, tuple(tuple(r) for r in rows))
 
 
-@pytest.mark.parametrize("row0,shown", [
+@pytest.mark.parametrize(("row0", "shown"), [
     ([0, 4, 2, 6, 8, 10, 12, 14], "[0, 4, 2, 6]"),     # aligned start, not contiguous
     ([8, 10, 12, 14, 16, 18, 20, 22], "[8, 10, 12, 14]"),  # contiguous, not 16-byte aligned
 ])
@@ -333,10 +336,12 @@ def test_degree_names_the_first_worst_core_matrix() -> None:
 def test_dense_strides_are_whole_bytes() -> None:
     # K-major 128B: LBO unused -> 16; SBO one 8 x 128-byte atom along MN
     got = banks.dense_lbo_sbo_bytes(SPEC, "K", "128B", "f16", 64, 64)
-    assert got == (16, 1024) and all(type(v) is int for v in got)
+    assert got == (16, 1024)
+    assert all(type(v) is int for v in got)
     # K-major none: SBO one 8 x 16-byte atom; LBO the 8 atoms of a 64-row column
     got = banks.dense_lbo_sbo_bytes(SPEC, "K", "none", "f16", 64, 16)
-    assert got == (1024, 128) and all(type(v) is int for v in got)
+    assert got == (1024, 128)
+    assert all(type(v) is int for v in got)
 
 
 def test_a_given_lbo_or_sbo_is_kept_and_the_other_packed_densely() -> None:
@@ -381,4 +386,5 @@ def test_a_phase_is_capped_by_the_warp_of_the_spec_given() -> None:
         for r in SPEC.rows))
     report = banks.analyze(list(range(64)), 1, spec)
     assert [p.threads for p in report.phases] == [tuple(range(64))]
-    assert banks.threads_per_phase(1, spec) == 64 and banks.threads_per_phase(1) == 32
+    assert banks.threads_per_phase(1, spec) == 64
+    assert banks.threads_per_phase(1) == 32

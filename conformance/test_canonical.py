@@ -29,7 +29,7 @@ def xor_chunk_formula(row: int, k_byte: int, width_bytes: int) -> int:
     return row * width_bytes + ((chunk ^ phase) * 16) + within
 
 
-@pytest.mark.parametrize("swizzle,width", [("32B", 32), ("64B", 64), ("128B", 128)])
+@pytest.mark.parametrize(("swizzle", "width"), [("32B", 32), ("64B", 64), ("128B", 128)])
 @pytest.mark.parametrize("dtype", ["f16", "tf32", "e4m3"])
 def test_k_major_swizzle_matches_row_xor_chunk(swizzle: str, width: int, dtype: str) -> None:
     spec = default_spec()
@@ -79,7 +79,9 @@ def test_readings_differ_for_wider_elements() -> None:
 def test_b1_offsets_are_in_bits() -> None:
     spec = default_spec()
     out = canonical.smem_offsets_query(spec, SmemQuery("b1", "K", "none", 8, 256, 128, 256))
-    assert out["units"] == "bits" and len(out["offsets"]) == 8 and len(out["offsets"][0]) == 256
+    assert out["units"] == "bits"
+    assert len(out["offsets"]) == 8
+    assert len(out["offsets"][0]) == 256
     assert out["offsets"][0][:3] == [0, 1, 2]
 
 
@@ -151,7 +153,7 @@ def test_offsets_injective_sees_any_shared_address() -> None:
 T_F16 = 8  # 128 / 16
 
 
-@pytest.mark.parametrize("major,swizzle,mn,k,repeats", [
+@pytest.mark.parametrize(("major", "swizzle", "mn", "k", "repeats"), [
     ("K", "none", 64, 32, (8, 2)),     # repeat 8 x 16
     ("K", "128B", 64, 32, (8, 2)),     # repeat 8 x 16
     ("MN", "none", 128, 16, (16, 2)),  # repeat 8 x 8
@@ -161,17 +163,18 @@ T_F16 = 8  # 128 / 16
 def test_repeats_for_divides_by_the_tables_repeat(major: str, swizzle: str, mn: int, k: int,
                                                   repeats: tuple[int, int]) -> None:
     got = canonical.repeats_for(canonical.canonical_row(SPEC, major, swizzle), T_F16, mn, k)
-    assert got == repeats and all(type(v) is int for v in got)
+    assert got == repeats
+    assert all(type(v) is int for v in got)
 
 
-@pytest.mark.parametrize("mn,k", [(0, 16), (8, 0), (-8, 16), (8, -16), (12, 16), (8, 24), (12, 24)])
+@pytest.mark.parametrize(("mn", "k"), [(0, 16), (8, 0), (-8, 16), (8, -16), (12, 16), (8, 24), (12, 24)])
 def test_repeats_for_refuses_what_does_not_tile(mn: int, k: int) -> None:
     row = canonical.canonical_row(SPEC, "K", "128B")
     with raises_naming(ValueError, "K_SW128:", f"{mn}x{k}", "8x16", "T=8"):
         canonical.repeats_for(row, T_F16, mn, k)
 
 
-@pytest.mark.parametrize("bits,units", [(1, "bits"), (4, "bits"), (6, "bits"), (8, "bytes"),
+@pytest.mark.parametrize(("bits", "units"), [(1, "bits"), (4, "bits"), (6, "bits"), (8, "bytes"),
                                         (16, "bytes"), (32, "bytes"), (64, "bytes")])
 def test_address_units(bits: int, units: str) -> None:
     assert canonical.address_units(bits) == units
@@ -186,7 +189,9 @@ def _k_inter_f16(i: int, j: int) -> int:
 def test_query_answer_of_a_k_major_no_swizzle_tile() -> None:
     q = canonical.SmemQuery(dtype="f16", major="K", swizzle="none", mn=8, k=16, lbo_bytes=128, sbo_bytes=256)
     got = canonical.smem_offsets_query(SPEC, q)
-    assert got["units"] == "bytes" and got["mn"] == 8 and got["k"] == 16
+    assert got["units"] == "bytes"
+    assert got["mn"] == 8
+    assert got["k"] == 16
     assert got["offsets"] == [[_k_inter_f16(i, j) for j in range(16)] for i in range(8)]
     assert got["layout_covers"] == [8, 16]
     assert got["layout_elems"].startswith("Swizzle<0,4,3> o ")
@@ -200,7 +205,9 @@ def test_query_answer_covers_a_partial_mn_repeat_and_names_the_base_offset_readi
                     sbo_bytes=1024, base_offset_field=1)
     got = canonical.smem_offsets_query(SPEC, q)
     assert got["layout_covers"] == [64, 8]
-    assert got["mn"] == 8 and got["k"] == 8 and len(got["offsets"]) == 8
+    assert got["mn"] == 8
+    assert got["k"] == 8
+    assert len(got["offsets"]) == 8
     assert got["hypotheses"]["base_offset"] == "field_moves_phase"
     assert got["layout_elems"].startswith("Swizzle<3,4,3> o ")
 
@@ -257,7 +264,7 @@ def test_array_with_the_base_offset_field_reads_as_the_aligned_start(field: int)
 SW128 = canonical.Swizzle(3, 4, 3)
 
 
-@pytest.mark.parametrize("unit,base,elem,want", [
+@pytest.mark.parametrize(("unit", "base", "elem", "want"), [
     ("bytes", 0, 64, 144),     # byte 128 = row 1, chunk 0 -> chunk 1: 128 + 16
     ("bytes", 128, 0, 16),     # a start on row 1: its first chunk is chunk 1 of that row
     ("bytes", 256, 8, 48),     # a start on row 2, byte 16 = chunk 1 -> chunk 3: 48 bytes in
@@ -274,7 +281,7 @@ def test_swizzled_offset_starts_at_zero_by_default() -> None:
     assert canonical.swizzled_offset(127, 8, SW128, "elements") == 127
 
 
-@pytest.mark.parametrize("call,named,width", [
+@pytest.mark.parametrize(("call", "named", "width"), [
     (lambda: canonical.swizzled_offset(0, 16, SW128, "elements", 1), "base offset=1 bytes", "16-bit"),
     (lambda: canonical.bytes_to_elems(3, 16, "lbo"), "lbo=3 bytes", "16-bit"),
     (lambda: canonical.smem_offsets(SPEC, canonical.SmemQuery(dtype="tf32", major="K", swizzle="none",
@@ -311,16 +318,17 @@ def test_a_template_that_is_not_a_plain_layout_is_named() -> None:
         canonical.instantiate(row, 8, 1, 1, 0, 0)
 
 
-@pytest.mark.parametrize("mn,k", [(0, 16), (-8, 16), (8, 0), (8, -16), (8, 24)])
+@pytest.mark.parametrize(("mn", "k"), [(0, 16), (-8, 16), (8, 0), (8, -16), (8, 24)])
 def test_covering_repeats_refuses(mn: int, k: int) -> None:
     with pytest.raises(ValueError, match="does not tile"):
         canonical.covering_repeats(canonical.canonical_row(SPEC, "K", "128B"), T_F16, mn, k)
 
 
-@pytest.mark.parametrize("mn,k,want", [(1, 16, (1, 1)), (8, 32, (1, 2)), (9, 16, (2, 1))])
+@pytest.mark.parametrize(("mn", "k", "want"), [(1, 16, (1, 1)), (8, 32, (1, 2)), (9, 16, (2, 1))])
 def test_covering_repeats_rounds_mn_up(mn: int, k: int, want: tuple[int, int]) -> None:
     got = canonical.covering_repeats(canonical.canonical_row(SPEC, "K", "128B"), T_F16, mn, k)
-    assert got == want and all(type(v) is int for v in got)
+    assert got == want
+    assert all(type(v) is int for v in got)
 
 
 def _offsets(**kw) -> list[list[int]]:

@@ -37,10 +37,11 @@ def test_figure_168_encodings() -> None:
     # PTX ISA Figure 168: LBO = 128 * sizeof(bf16) -> 16, SBO = 64 * sizeof(bf16) -> 8.
     fields = FMT.decode(FMT.encode(start_address_bytes=0, lbo_bytes=256, sbo_bytes=128,
                                    swizzle="none"))
-    assert fields["lbo_bytes"] >> 4 == 16 and fields["sbo_bytes"] >> 4 == 8
+    assert fields["lbo_bytes"] >> 4 == 16
+    assert fields["sbo_bytes"] >> 4 == 8
 
 
-@pytest.mark.parametrize("kwargs,match", [
+@pytest.mark.parametrize(("kwargs", "match"), [
     ({"lbo_bytes": 24}, "not a multiple of 16"),
     ({"sbo_bytes": 1 << 18}, "18-bit address range"),
     ({"start_address_bytes": -16}, ">= 0"),
@@ -78,14 +79,15 @@ ALL_ONES = (1 << 64) - 1
 
 def test_the_table_covers_64_bits_exactly_once() -> None:
     # The two hand-written masks partition the 64-bit word (guards the literals below).
-    assert USED & UNUSED == 0 and USED | UNUSED == ALL_ONES
+    assert USED & UNUSED == 0
+    assert USED | UNUSED == ALL_ONES
 
 
 def test_used_mask_is_the_tables_fields() -> None:
     assert FMT.used_mask() == USED
 
 
-@pytest.mark.parametrize("value,unused", [
+@pytest.mark.parametrize(("value", "unused"), [
     (0, 0),
     (ALL_ONES, UNUSED),
     (USED, 0),
@@ -115,11 +117,12 @@ def test_decode_refuses_what_is_not_64_bits(value: int) -> None:
 def test_decode_takes_the_largest_64_bit_value() -> None:
     fields = FMT.decode(ALL_ONES)
     assert fields["start_address_bytes"] == 0x3FFF << 4
-    assert fields["base_offset"] == 7 and fields["layout_type_code"] == 3
+    assert fields["base_offset"] == 7
+    assert fields["layout_type_code"] == 3
     assert fields["swizzle"] == "32B"
 
 
-@pytest.mark.parametrize("swizzle,code", [("none", 0), ("128B", 1), ("64B", 2), ("32B", 3)])
+@pytest.mark.parametrize(("swizzle", "code"), [("none", 0), ("128B", 1), ("64B", 2), ("32B", 3)])
 def test_layout_type_code_is_the_tables(swizzle: str, code: int) -> None:
     value = FMT.encode(start_address_bytes=0, lbo_bytes=0, sbo_bytes=0, swizzle=swizzle)
     assert value == code << 62
@@ -164,7 +167,7 @@ def test_a_spec_missing_a_field_is_refused_by_name() -> None:
         DescriptorFormat.from_rows(rows)
 
 
-@pytest.mark.parametrize("kwargs,named", [
+@pytest.mark.parametrize(("kwargs", "named"), [
     ({"lbo_bytes": 24}, ("lbo_bytes=24:", "16")),
     ({"sbo_bytes": -16}, ("sbo_bytes=-16:", ">= 0")),
     ({"start_address_bytes": 1 << 18}, ("start_address_bytes=0x40000:", "18-bit", "(max 0x3fff0)")),

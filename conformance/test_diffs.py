@@ -41,7 +41,8 @@ def _names(message: str, *values: str) -> bool:
 def _window(d: Diff, down: str, across: str) -> str:
     """A diff's window below its heading, whose axes must be `down` and `across` in that order."""
     heading, _, cells = d.window.partition("\n")
-    assert f"{down} down" in heading and f"{across} across" in heading, heading
+    assert f"{down} down" in heading, heading
+    assert f"{across} across" in heading, heading
     return cells
 
 
@@ -266,7 +267,8 @@ def test_fingerprint_is_sha256_of_the_shape_and_the_int64_cells() -> None:
     # another integer width, a non-contiguous view, a nested list: the same int64 cells
     assert fingerprint(np.arange(6, dtype=np.int32).reshape(2, 3)) == want
     view = np.array([[0, 1, 2, 9], [3, 4, 5, 9]])[:, :3]
-    assert not view.flags.c_contiguous and fingerprint(view) == want
+    assert not view.flags.c_contiguous
+    assert fingerprint(view) == want
     assert fingerprint(np.arange(6).reshape(3, 2).T) != want      # other cells in that order
     assert fingerprint([[0, 1, 2], [3, 4, 5]]) == want
     # the shape is part of it: the same six cells as 3 x 2

@@ -122,7 +122,8 @@ def test_swapped_roles_exchange_which_zero_is_refused_for_mn_major_swizzled_only
 
 def test_alias_warning_names_the_first_pair() -> None:
     w = D.alias_warning([[0, 16], [16, 32]], "bytes")
-    assert w is not None and w.code == "DOMAIN-ALIAS"
+    assert w is not None
+    assert w.code == "DOMAIN-ALIAS"
     assert str(w) == f"DOMAIN-ALIAS - {w.message}"
     for named in ("4 distinct", "got 3", "(mn 0, k 1)", "(mn 1, k 0)", "0x10 bytes"):
         assert named in w.message
@@ -153,7 +154,7 @@ def test_the_largest_lbo_and_sbo_are_accepted() -> None:
     D.check_descriptor(SPEC, **_encode_args(lbo_bytes=TOP, sbo_bytes=TOP))
 
 
-@pytest.mark.parametrize("q,code,bound,value", [
+@pytest.mark.parametrize(("q", "code", "bound", "value"), [
     (_q(dtype="f8"), "DOMAIN-DTYPE", ("dtype",), "'f8'"),
     (_q(swizzle="16B"), "DOMAIN-SWIZZLE", ("swizzle",), "'16B'"),
     # every swizzle mode has MN- and K-major templates (canonical_layouts.yaml: MN rows first)
@@ -233,7 +234,8 @@ def test_an_unread_type_is_answered_in_the_templates_k_repeat_with_a_warning() -
     spec = _spec_with_an_unread_type()
     warnings = D.check_smem(spec, SmemQuery("e3m4", "K", "128B", 8, 32, 16, 1024))
     assert [w.code for w in warnings] == ["DOMAIN-NO-INSTRUCTION"]
-    assert "e3m4" in warnings[0].message and "(32)" in warnings[0].message
+    assert "e3m4" in warnings[0].message
+    assert "(32)" in warnings[0].message
 
 
 def test_an_unread_types_k_off_the_templates_repeat_is_refused_saying_so() -> None:

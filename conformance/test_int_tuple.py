@@ -141,7 +141,7 @@ def test_product_each_of_an_int_is_the_int() -> None:
     assert product_each(((2, 3), 4)) == (6, 4)
 
 
-@pytest.mark.parametrize("a,b,expected", [
+@pytest.mark.parametrize(("a", "b", "expected"), [
     (6, (2, 3), True),             # an int matches any shape of that size
     (6, (2, 4), False),            # size 8
     ((2, 3), (2, 3), True),
@@ -228,7 +228,7 @@ def test_inner_product_refuses_mismatched_ranks_by_name() -> None:
         inner_product((1, 2), (3, 4, 5))
 
 
-@pytest.mark.parametrize("a,b", [((2, 3), 4), (4, (2, 3))])
+@pytest.mark.parametrize(("a", "b"), [((2, 3), 4), (4, (2, 3))])
 def test_inner_product_refuses_a_tuple_against_an_int(a: IntTuple, b: IntTuple) -> None:
     with pytest.raises(ValueError, match=r"inner_product of incongruent"):
         inner_product(a, b)
@@ -244,7 +244,7 @@ def test_crd2idx_refuses_a_tuple_coordinate_against_an_int_shape() -> None:
         crd2idx((0, 1), 4, 1)
 
 
-@pytest.mark.parametrize("crd,shape,stride", [
+@pytest.mark.parametrize(("crd", "shape", "stride"), [
     ((0, 1), (2, 2, 2), None),   # coordinate vs shape
     ((0, 1), (2, 2), (1, 2, 4)),  # shape vs stride, tuple coordinate
     (1, (2, 2), (1, 2, 4)),       # shape vs stride, int coordinate
@@ -256,7 +256,7 @@ def test_crd2idx_refuses_mismatched_ranks_by_name(
         crd2idx(crd, shape, stride)
 
 
-@pytest.mark.parametrize("shape,stride", [((2, 2), 1), (4, (1, 2))])
+@pytest.mark.parametrize(("shape", "stride"), [((2, 2), 1), (4, (1, 2))])
 def test_crd2idx_refuses_incongruent_shape_and_stride(shape: IntTuple, stride: IntTuple) -> None:
     with pytest.raises(ValueError, match=r"are not congruent"):
         crd2idx(1, shape, stride)
@@ -267,7 +267,7 @@ def test_idx2crd_refuses_a_tuple_index_against_an_int_shape() -> None:
         idx2crd((0, 1), 4)
 
 
-@pytest.mark.parametrize("idx,shape,stride", [
+@pytest.mark.parametrize(("idx", "shape", "stride"), [
     ((0, 1), (2, 2, 2), None),  # index vs shape
     (3, (2, 2), (1, 2, 4)),     # shape vs stride
 ])
@@ -284,11 +284,11 @@ def test_idx2crd_refuses_a_tuple_index_with_an_int_stride() -> None:
 
 
 def test_idx2crd_refuses_a_stride_shorter_than_a_tuple_index() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="shorter"):   # zip(..., strict=True) names it
         idx2crd((0, 1), (2, 2), (1,))
 
 
-@pytest.mark.parametrize("shape,stride", [(4, (1, 2)), ((2, 2), ((1, 2), 4))])
+@pytest.mark.parametrize(("shape", "stride"), [(4, (1, 2)), ((2, 2), ((1, 2), 4))])
 def test_idx2crd_refuses_a_tuple_stride_for_an_int_shape(shape: IntTuple, stride: IntTuple) -> None:
     with pytest.raises(ValueError, match=r"shape 2 and stride \(1, 2\) are not congruent|"
                                          r"shape 4 and stride \(1, 2\) are not congruent"):

@@ -72,7 +72,8 @@ def test_a_none_coordinate_is_refused_by_name() -> None:
 
 def test_rank_one_layout_indexes_as_its_own_only_mode() -> None:
     a = Layout(4, 2)
-    assert a[0] == a and a[-1] == a  # CuTe: a rank-1 layout's mode 0 (and -1) is itself
+    assert a[0] == a
+    assert a[-1] == a
     with pytest.raises(IndexError, match=r"mode 1 of rank-1 layout 4:2"):
         a[1]
     with pytest.raises(IndexError, match=r"mode -2 of rank-1 layout 4:2"):

@@ -33,7 +33,7 @@ def test_text_that_is_not_a_string_is_refused_with_no_column() -> None:
     assert info.value.column is None
 
 
-@pytest.mark.parametrize("bindings, named", [
+@pytest.mark.parametrize(("bindings", "named"), [
     # 'o' is the composition operator, so it cannot be bound even to an int.
     ({"o": 1}, "'o'=1"),
     # An ordinary name bound to something other than an int.
@@ -56,7 +56,7 @@ def test_an_uppercase_o_is_an_ordinary_name() -> None:
 # Swizzle<1,4,3> o (8,2) o ...     the outer layout's '(' is column 18
 
 
-@pytest.mark.parametrize("text, named, column", [
+@pytest.mark.parametrize(("text", "named", "column"), [
     # A bad shape/stride pair is reported where its layout starts (after two spaces: column 3),
     # not where the parser stood when it found out (the end of the text).
     ("  (8,8):(1,8,2)", ("(8, 8)", "(1, 8, 2)"), 3),

@@ -24,7 +24,7 @@ SPEC = default_spec()
 # --- count_expr: the tables' counts ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("expr,n,want", [
+@pytest.mark.parametrize(("expr", "n", "want"), [
     ("8", 64, 8), (" 8 ", 64, 8),
     ("N", 24, 24), (" N ", 24, 24),
     ("N/2", 256, 128), ("N / 2", 256, 128), ("N/4", 24, 6),

@@ -96,7 +96,8 @@ def test_each_stray_file_is_refused_at_its_first_line(scratch: Path) -> None:
     txt.write_text("a note that is not *.md\n")
     errors = _refused(scratch)
     assert _where(errors) == [(str(txt), 1, "SPEC-SOURCE"), (str(yml), 1, "SPEC-SOURCE")]
-    assert all(_stray(e) for e in errors) and errors[0].message == errors[1].message
+    assert all(_stray(e) for e in errors)
+    assert errors[0].message == errors[1].message
     assert str(errors[0]) == f"{txt}:1: SPEC-SOURCE - {errors[0].message}"
 
 
@@ -115,7 +116,8 @@ def test_a_hidden_file_is_passed_over_but_a_dotted_name_is_not(scratch: Path) ->
     stray = scratch / "wgmma" / "base_offset.yaml.bak"
     stray.write_text("kind: base_offset_rule\n")
     errors = _refused(scratch)
-    assert _where(errors) == [(str(stray), 1, "SPEC-SOURCE")] and _stray(errors[0])
+    assert _where(errors) == [(str(stray), 1, "SPEC-SOURCE")]
+    assert _stray(errors[0])
 
 
 def test_a_hidden_folder_is_passed_over_whole(scratch: Path) -> None:
@@ -186,7 +188,8 @@ def test_records_of_a_file_no_rule_has_read_yet(tmp_path: Path) -> None:
 def test_in_file_keeps_only_that_files_rows() -> None:
     spec = load_spec(DEFAULT_SPEC_DIR)
     rows = spec.in_file(records.ElementType, TYPES)
-    assert len(rows) == 13 and {r.file for r in rows} == {TYPES}
+    assert len(rows) == 13
+    assert {r.file for r in rows} == {TYPES}
     assert spec.in_file(records.ElementType, "wgmma/base_offset.yaml") == ()
 
 

@@ -18,7 +18,7 @@ from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
 ROWS = Layout((8, 64), (64, 1))  # 8 rows of 64 two-byte elements: one 128B swizzle atom
 
 
-@pytest.mark.parametrize("swizzle,repeat", [
+@pytest.mark.parametrize(("swizzle", "repeat"), [
     (Swizzle(3, 4, 3), 1024),  # 128B: 8 rows of 128 bytes
     (Swizzle(2, 4, 3), 512),   # 64B
     (Swizzle(1, 4, 3), 256),   # 32B
@@ -28,7 +28,7 @@ def test_period_is_the_repeat_of_the_ptx_swizzle_modes(swizzle: Swizzle, repeat:
     assert swizzle.period() == repeat
 
 
-@pytest.mark.parametrize("bits,base,shift", [(1, -1, 1), (-1, 0, 0), (0, -2, 3)])
+@pytest.mark.parametrize(("bits", "base", "shift"), [(1, -1, 1), (-1, 0, 0), (0, -2, 3)])
 def test_any_negative_parameter_is_refused(bits: int, base: int, shift: int) -> None:
     with pytest.raises(ValueError, match="need S >= B >= 0, M >= 0"):
         Swizzle(bits, base, shift)
@@ -44,7 +44,7 @@ def test_rebased_too_coarse_names_the_factor() -> None:
         Swizzle(3, 4, 3).rebased(-5)
 
 
-@pytest.mark.parametrize("kwargs,match", [
+@pytest.mark.parametrize(("kwargs", "match"), [
     ({"inner": "Swizzle<3,4,3>"}, "inner must be a Swizzle or a Layout"),
     ({"offset": 1.5}, "offset must be an int"),
     ({"outer": (8, 64)}, "outer must be a Layout"),
@@ -55,7 +55,7 @@ def test_composed_parts_are_checked_by_name(kwargs: dict, match: str) -> None:
         ComposedLayout(**parts)
 
 
-@pytest.mark.parametrize("offset,show,text", [
+@pytest.mark.parametrize(("offset", "show", "text"), [
     (0, False, "Swizzle<3,4,3> o (8,64):(64,1)"),
     (0, True, "Swizzle<3,4,3> o 0 o (8,64):(64,1)"),
     (1, False, "Swizzle<3,4,3> o 1 o (8,64):(64,1)"),  # a non-zero offset is always printed

@@ -62,7 +62,7 @@ def test_merge_keeps_a_readings_first_disagreement() -> None:
                     "new": AGREES}
 
 
-@pytest.mark.parametrize("field_set,on_row,group", [
+@pytest.mark.parametrize(("field_set", "on_row", "group"), [
     (False, True, "field 0"), (False, False, "field 0"),
     (True, True, "field per rule, start on a 128-B row"),
     (True, False, "field per rule, start inside a 128-B row"),
@@ -91,7 +91,8 @@ def test_compared_dirty_diff_is_a_fail_with_its_message_or_the_given_one() -> No
     out = V.compared(_dirty(), "D agrees", "D differs", tile="64x8")
     assert (out.status, out.code, out.message) == (Status.FAIL, "silicon_disagrees", "D differs")
     assert out.fields["tile"] == "64x8"
-    assert out.fields["diff"]["mismatches"] == 1 and out.fields["diff"]["first"] == [0, 1]
+    assert out.fields["diff"]["mismatches"] == 1
+    assert out.fields["diff"]["first"] == [0, 1]
     own = V.compared(_dirty(), "D agrees")
     assert (own.status, own.code) == (Status.FAIL, "silicon_disagrees")
     assert _names(own.message, "D:", "1 of 64", "(m 0, n 1)", "1", "2")
@@ -168,7 +169,7 @@ def test_an_unused_field_that_changed_d_is_a_discrepancy_naming_the_values() -> 
     assert "'1'" not in out.message
 
 
-@pytest.mark.parametrize("changed,readings", [
+@pytest.mark.parametrize(("changed", "readings"), [
     (0, {"ignored": AGREES, "used": "disagrees (D never changed)"}),
     (3, {"ignored": "disagrees (3 runs)", "used": AGREES}),
 ])
@@ -223,7 +224,8 @@ def test_base_offset_documented_among_others_in_one_group_is_unknown() -> None:
     out = V.base_offset_verdict("base_offset", "absolute", OFFICIAL, groups)
     assert (out.status, out.code) == (Status.UNKNOWN, "undecided")
     assert _names(out.message, repr({F0: ["absolute", "relative"], ON: ["absolute"], IN: ["absolute"]}))
-    assert out.fields["readings"] == groups and out.fields["documented"] == "absolute"
+    assert out.fields["readings"] == groups
+    assert out.fields["documented"] == "absolute"
 
 
 def test_base_offset_documented_missing_from_one_group_with_the_model_everywhere_is_a_discrepancy() -> None:

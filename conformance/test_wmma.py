@@ -15,12 +15,12 @@ from case_outcomes import raises_naming
 from ptxconf.oracle import wmma as W
 
 
-@pytest.mark.parametrize("matrix,shape", [("a", (8, 16)), ("b", (16, 32)), ("c", (8, 32))])
+@pytest.mark.parametrize(("matrix", "shape"), [("a", (8, 16)), ("b", (16, 32)), ("c", (8, 32))])
 def test_matrix_shape_of_m8n32k16(matrix: str, shape: tuple[int, int]) -> None:
     assert W.matrix_shape(8, 32, 16, matrix) == shape
 
 
-@pytest.mark.parametrize("matrix,layout,stride", [
+@pytest.mark.parametrize(("matrix", "layout", "stride"), [
     ("a", "row", 16), ("a", "col", 8), ("b", "row", 32), ("b", "col", 16),
     ("c", "row", 32), ("c", "col", 8)])
 def test_default_stride_is_the_tables_m8n32k16_row(matrix: str, layout: str, stride: int) -> None:
@@ -32,7 +32,7 @@ def test_default_stride_refuses_a_layout_that_is_neither_row_nor_col() -> None:
         W.default_stride_elems(16, 16, 16, "a", "ROW")
 
 
-@pytest.mark.parametrize("layout,offset", [("row", 2 * 40 + 3), ("col", 3 * 40 + 2)])
+@pytest.mark.parametrize(("layout", "offset"), [("row", 2 * 40 + 3), ("col", 3 * 40 + 2)])
 def test_element_offset_walks_the_leading_dimension(layout: str, offset: int) -> None:
     assert W.element_offset_elems(2, 3, layout, 40) == offset
 
