@@ -21,7 +21,6 @@ gives each of its cases a failing result that says so (nothing is lost silently)
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import re
 import sys
@@ -253,11 +252,9 @@ def lane_context() -> Any:
     fresh interpreter per lane costs about a second of imports when a dozen start at once);
     a spawned interpreter where there is no fork server (not Linux/macOS). Never a plain fork
     of this process: its threads (the CPU providers, a progress bar) could hold locks."""
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(LANE_PRELOAD)
-    return ctx
+    from ptxconf.core.interrupts import fork_context
+
+    return fork_context(LANE_PRELOAD)  # its children ignore SIGINT: this process handles it
 
 
 def prestart() -> None:

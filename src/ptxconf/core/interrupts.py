@@ -9,12 +9,14 @@ also asks `check()` between cases, so a swallowed one still stops the run at the
 
 from __future__ import annotations
 
+import multiprocessing as mp
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []
@@ -76,4 +78,23 @@ def blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-__all__ = ["Interrupted", "blocked", "check", "watching"]
+#: What the fork server imports first (`fork_context`): it and its children ignore SIGINT and
+#: end quietly when the run that owns them hangs up mid-start (ptxconf.core.forkserver_child).
+CHILD_PRELOAD = "ptxconf.core.forkserver_child"
+_preload: list[str] = [CHILD_PRELOAD]
+
+
+def fork_context(preload: Sequence[str] = ()) -> Any:
+    """How ptxconf's worker processes start (proof workers, GPU lanes): forked from the fork
+    server, which imports CHILD_PRELOAD and then every module any caller asked it to preload
+    (the union: a later caller never drops an earlier one's), once; a spawned interpreter
+    where there is no fork server. Never a plain fork of a threaded process."""
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    _preload.extend(m for m in preload if m not in _preload)
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(list(_preload))
+    return ctx
+
+
+__all__ = ["CHILD_PRELOAD", "Interrupted", "blocked", "check", "fork_context", "watching"]

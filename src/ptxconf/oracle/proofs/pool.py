@@ -19,7 +19,6 @@ them stops them) and end by themselves when their pipe to it closes.
 from __future__ import annotations
 
 import collections
-import multiprocessing as mp
 import pickle
 import signal
 import threading
@@ -89,10 +88,12 @@ def _serve(conn: Connection, spec_root: str, timeout_s: float) -> None:
 
 def context() -> Any:
     """How workers start: from the fork server where there is one (a run's GPU lanes may have
-    started it already), else a spawned interpreter; never a fork of this threaded process."""
-    if "forkserver" in mp.get_all_start_methods():
-        return mp.get_context("forkserver")
-    return mp.get_context("spawn")
+    started it already), else a spawned interpreter; never a fork of this threaded process.
+    The fork server's children ignore SIGINT from their first instruction and end quietly
+    where this process hangs up while starting one (`interrupts.fork_context`)."""
+    from ptxconf.core.interrupts import fork_context
+
+    return fork_context()
 
 
 class _Worker:
