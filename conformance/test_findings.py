@@ -116,7 +116,8 @@ def test_the_base_offset_finding_matches_its_nested_lists_given_as_tuples() -> N
 def test_a_new_discrepancy_names_the_findings_file_and_keeps_its_code() -> None:
     r = judge(_disc("x.y[spec:z]", printed="(8,8):(8,1)"))
     expect_fields(r, Status.FAIL, "finding_new", printed="(8,8):(8,1)", discrepancy_code="documents_disagree")
-    assert FINDINGS_FILE in r.message and r.message.endswith("A says 1, B says 2")
+    assert FINDINGS_FILE in r.message
+    assert r.message.endswith("A says 1, B says 2")
 
 
 def test_a_known_discrepancy_carries_its_finding_and_explanation() -> None:
@@ -149,7 +150,8 @@ def test_a_changed_finding_shows_text_values_quoted_and_a_lost_field_as_none() -
 def test_a_listed_case_that_passes_is_stale() -> None:
     r = judge(_result(S143, Status.PASS, "the stated period is the byte period", "ok", stated_bytes=256))
     expect_fields(r, Status.FAIL, "finding_stale", stated_bytes=256, finding="cutedsl-period-s143")
-    assert FINDINGS_FILE in r.message and "the stated period is the byte period" in r.message
+    assert FINDINGS_FILE in r.message
+    assert "the stated period is the byte period" in r.message
 
 
 @pytest.mark.parametrize("status", [Status.SKIP, Status.UNKNOWN, Status.FAIL])

@@ -11,7 +11,7 @@ from case_outcomes import raises_naming
 from ptxconf.oracle import hypotheses
 
 
-@pytest.mark.parametrize("h,documented", [
+@pytest.mark.parametrize(("h", "documented"), [
     (hypotheses.SWIZZLE_UNIT, "bytes"),                # CUTLASS's smem_ptr swizzle acts on bytes
     (hypotheses.MN_LBO_SBO_ROLES, "as_documented"),    # the canonical layouts' LBO/SBO tables
     (hypotheses.K_SWIZZLED_LBO, "ignored"),            # "not used, assumed to be 1"
