@@ -103,7 +103,9 @@ def test_call_by_index_equals_call_by_coordinate(layout: Layout, data: st.DataOb
 def test_layout_basics() -> None:
     layout = Layout(((8, 2), (4, 4)), ((4, 32), (1, 64)))
     assert str(layout) == "((8,2),(4,4)):((4,32),(1,64))"
-    assert layout.size() == 256 and layout.rank() == 2 and layout.depth() == 2
+    assert layout.size() == 256
+    assert layout.rank() == 2
+    assert layout.depth() == 2
     assert str(layout[1]) == "(4,4):(1,64)"
     assert layout(3, 5) == layout((3, 5)) == 3 * 4 + 1 * 1 + 1 * 64
     assert Layout((4, 8)) == Layout((4, 8), (1, 4))
@@ -220,7 +222,8 @@ def test_logical_divide_by_mode_keeps_rank(layout: Layout, data: st.DataObject) 
     assert r.rank() == layout.rank()
     assert r.size() == layout.size()
     z = zipped_divide(layout, tiler)
-    assert z[0].size() == product(tiler) and image(z) == image(r)
+    assert z[0].size() == product(tiler)
+    assert image(z) == image(r)
 
 
 @given(compact_layouts(max_size=16), compact_layouts(max_size=8))
@@ -301,7 +304,7 @@ CUTE_DOC_EXAMPLES = [
 
 
 @pytest.mark.parametrize(
-    "name, compute, expected", CUTE_DOC_EXAMPLES, ids=[e[0] for e in CUTE_DOC_EXAMPLES]
+    ("name", "compute", "expected"), CUTE_DOC_EXAMPLES, ids=[e[0] for e in CUTE_DOC_EXAMPLES]
 )
 def test_cute_doc_examples(name: str, compute: Callable[[], object], expected: str) -> None:
     assert str(compute()) == expected, name
@@ -311,7 +314,8 @@ def test_composed_layouts_go_through_the_algebra() -> None:
     atom = parse("Swizzle<3,4,3> o 0 o (8,64):(64,1)")
     assert isinstance(atom, ComposedLayout)
     tiled = tile_to_shape(atom, (16, 64, 2))
-    assert isinstance(tiled, ComposedLayout) and tiled.inner == atom.inner
+    assert isinstance(tiled, ComposedLayout)
+    assert tiled.inner == atom.inner
     assert str(composition(atom, (4, 8))) == "Swizzle<3,4,3> o 0 o (4,8):(64,1)"
     assert logical_divide(atom, (4, 8)).size() == atom.size()
     assert str(atom[1]) == "Swizzle<3,4,3> o 0 o 64:1"
@@ -383,7 +387,8 @@ def test_parse_round_trips_layouts(layout: Layout) -> None:
 @given(composed_layouts())
 def test_parse_round_trips_composed_layouts(c: ComposedLayout) -> None:
     parsed = parse(str(c))
-    assert parsed == c and str(parsed) == str(c)
+    assert parsed == c
+    assert str(parsed) == str(c)
 
 
 @given(swizzles())
@@ -392,7 +397,7 @@ def test_parse_round_trips_swizzles(sw: Swizzle) -> None:
 
 
 @pytest.mark.parametrize(
-    "text, canonical",
+    ("text", "canonical"),
     [
         (
             "S<1,4,3> o 0 o ((8,4),(16,2)):((16,128),(1,512))",
@@ -431,7 +436,7 @@ def test_parse_ptx_canonical_template() -> None:
 
 
 @pytest.mark.parametrize(
-    "text, message",
+    ("text", "message"),
     [
         ("((8,m),(T,2k)):((1T,SBO),(1,LBO))", "unbound name 'LBO' at column 29"),
         ("(8,8):(1", "expected ')', found end of text at column 9"),
@@ -456,8 +461,13 @@ def test_parse_fails_only_with_notation_error(text: str) -> None:
     try:
         parse(text, {"k": 2})
     except NotationError as e:
-        assert "\n" not in str(e)
-        assert e.column is not None and e.column >= 1
+        error: NotationError | None = e
+    else:
+        error = None
+    if error is not None:
+        assert "\n" not in str(error)
+        assert error.column is not None
+        assert error.column >= 1
 
 
 # --------------------------------------------------------------------------------------- units

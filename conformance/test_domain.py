@@ -89,22 +89,27 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("rule,argv", REFUSED, ids=[f"{r}-{i}" for i, (r, _) in
+@pytest.mark.parametrize(("rule", "argv"), REFUSED, ids=[f"{r}-{i}" for i, (r, _) in
                                                      enumerate(REFUSED)])
 def test_out_of_domain_is_refused_with_its_rule(cli, rule: str, argv: list[str]) -> None:
     code, out, err = cli(*argv)
-    assert code == 2 and out == ""
-    assert err.count("\n") == 1 and err.startswith(f"ptxconf: error: {rule} - expected ")
-    assert ", got " in err and "Traceback" not in err
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1
+    assert err.startswith(f"ptxconf: error: {rule} - expected ")
+    assert ", got " in err
+    assert "Traceback" not in err
 
 
 def test_sbo_zero_is_refused_exactly_when_sbo_is_stepped(cli) -> None:
     # K-major SBO steps from one group of 8 rows to the next: 8 rows never step it.
     one_group = answer(cli, smem("f16", "K", "128B", 8, 64, 16, 0))
     offs = flat(one_group["offsets"])
-    assert len(set(offs)) == len(offs) and one_group["warnings"] == []
+    assert len(set(offs)) == len(offs)
+    assert one_group["warnings"] == []
     code, _, err = cli(*smem("f16", "K", "128B", 16, 64, 16, 0))
-    assert code == 2 and "DOMAIN-SBO-ZERO" in err
+    assert code == 2
+    assert "DOMAIN-SBO-ZERO" in err
     # ... and it would alias: rows 8.. land on rows 0.. (independent of the domain module).
     raw = flat(smem_offsets(SPEC, SmemQuery("f16", "K", "128B", 16, 64, 16, 0)))
     assert len(set(raw)) == len(raw) // 2
@@ -118,10 +123,12 @@ def test_k_bound_is_where_the_layout_starts_to_alias(cli, swizzle: str) -> None:
     bound = width // 2
     at = flat(smem_offsets(SPEC, SmemQuery("f16", "K", swizzle, 8, bound, 16, 1024)))
     past = flat(smem_offsets(SPEC, SmemQuery("f16", "K", swizzle, 8, bound + 16, 16, 1024)))
-    assert len(set(at)) == len(at) and len(set(past)) < len(past)
+    assert len(set(at)) == len(at)
+    assert len(set(past)) < len(past)
     assert answer(cli, smem("f16", "K", swizzle, 8, bound, 16, 1024))["warnings"] == []
     code, _, err = cli(*smem("f16", "K", swizzle, 8, bound + 16, 16, 1024))
-    assert code == 2 and "DOMAIN-K-INJECTIVE" in err
+    assert code == 2
+    assert "DOMAIN-K-INJECTIVE" in err
 
 
 # --- narrow operands -----------------------------------------------------------------------------
@@ -138,14 +145,16 @@ def test_k_major_operand_narrower_than_the_swizzle_row(cli) -> None:
     # wgmma's one instruction: K = 16 f16 = 32 bytes of a 128-byte swizzle row.
     narrow = answer(cli, smem("f16", "K", "128B", 64, 16, 16, 1024))
     full = answer(cli, smem("f16", "K", "128B", 64, 64, 16, 1024))
-    assert narrow["warnings"] == [] and len(narrow["offsets"]) == 64
+    assert narrow["warnings"] == []
+    assert len(narrow["offsets"]) == 64
     assert narrow["offsets"] == [line[:16] for line in full["offsets"]]
 
 
 def test_mn_major_operand_narrower_than_the_swizzle_row(cli) -> None:
     # B operand N = 8 of a 64-element MN-major 128B row (m64n8k16, H100: smem_map passes).
     out = answer(cli, smem("f16", "MN", "128B", 8, 16, 16, 1024))
-    assert out["warnings"] == [] and out["layout_covers"][0] > 8
+    assert out["warnings"] == []
+    assert out["layout_covers"][0] > 8
     assert out["offsets"] == [[mn_major_128b_f16(n, k, 1024) for k in range(16)]
                               for n in range(8)]
 
@@ -154,7 +163,8 @@ def test_mn_extent_past_whole_repeats(cli) -> None:
     # N = 72: one whole 64-element row and 8 of the next, LBO apart.
     out = answer(cli, smem("f16", "MN", "128B", 72, 16, 2048, 1024))
     wide = answer(cli, smem("f16", "MN", "128B", 128, 16, 2048, 1024))
-    assert out["offsets"] == wide["offsets"][:72] and out["warnings"] == []
+    assert out["offsets"] == wide["offsets"][:72]
+    assert out["warnings"] == []
     assert out["offsets"][64][0] == 2048
 
 
@@ -190,7 +200,8 @@ def test_k_major_swizzled_lbo_is_answered_but_labelled(cli) -> None:
     assert set(odd["warnings"][0]) == {"code", "message"}
     assert odd["offsets"] == plain["offsets"]  # the hardware ignores it; so does the answer
     code, out, _ = cli(*smem("f16", "K", "128B", 64, 64, 4096, 1024))
-    assert code == 0 and out.startswith("# warning: DOMAIN-LBO-IGNORED - ")
+    assert code == 0
+    assert out.startswith("# warning: DOMAIN-LBO-IGNORED - ")
 
 
 def test_aliasing_layout_is_answered_but_labelled(cli) -> None:
@@ -200,7 +211,8 @@ def test_aliasing_layout_is_answered_but_labelled(cli) -> None:
     assert len(set(offs)) < len(offs)
     assert [w["code"] for w in out["warnings"]] == ["DOMAIN-ALIAS"]
     code, text, _ = cli(*smem("f16", "K", "128B", 16, 16, 16, 16))
-    assert code == 0 and "# warning: DOMAIN-ALIAS - " in text
+    assert code == 0
+    assert "# warning: DOMAIN-ALIAS - " in text
 
 
 # --- the spec decides the choices ----------------------------------------------------------------
@@ -218,7 +230,8 @@ def test_a_scratch_spec_element_type_is_accepted(cli, tmp_path: Path) -> None:
     types.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
     argv = smem("e3m4", "K", "128B", 8, 32, 16, 1024)
     code, _, err = cli(*argv)
-    assert code == 2 and "DOMAIN-DTYPE" in err
+    assert code == 2
+    assert "DOMAIN-DTYPE" in err
     out = answer(cli, [*argv, "--spec-dir", str(spec_dir)])
     assert [w["code"] for w in out["warnings"]] == ["DOMAIN-NO-INSTRUCTION"]
     # an 8-bit type reads as e4m3 does
@@ -241,7 +254,8 @@ def test_an_operand_wider_than_any_instruction_is_refused_at_once(cli) -> None:
     code, _, err = cli("oracle", "smem-offsets", "--dtype", "f16", "--major", "K",
                        "--swizzle", "none", "--mn", "8000", "--k", "800", "--lbo", "128",
                        "--sbo", "256")
-    assert code == 2 and err.count("\n") == 1
+    assert code == 2
+    assert err.count("\n") == 1
     assert err.startswith(f"ptxconf: error: DOMAIN-SIZE - expected mn <= {largest_n}")
 
 
@@ -253,4 +267,6 @@ def test_an_operand_past_the_descriptor_address_range_is_refused(cli) -> None:
     code, _, err = cli("oracle", "smem-offsets", "--dtype", "f16", "--major", "MN",
                        "--swizzle", "none", "--mn", "256", "--k", str(k), "--lbo", "4096",
                        "--sbo", "128")
-    assert code == 2 and "DOMAIN-SIZE" in err and f"= {2 * span} bytes" in err
+    assert code == 2
+    assert "DOMAIN-SIZE" in err
+    assert f"= {2 * span} bytes" in err
