@@ -28,7 +28,8 @@ def test_figures_have_a_sane_shape() -> None:
         assert set(f) == {"bytes", "files", "rows", "load_s", "validate_s"}, f
         assert all(isinstance(f[k], float) and f[k] > 0 for k in ("load_s", "validate_s")), f
     assert real + 20_000 <= small["bytes"] < real + 40_000, small
-    assert larger["bytes"] > small["bytes"] and larger["rows"] > small["rows"]
+    assert larger["bytes"] > small["bytes"]
+    assert larger["rows"] > small["rows"]
     assert small["rows"] > len(load_spec(DEFAULT_SPEC_DIR).rows)
 
 
@@ -84,9 +85,11 @@ def test_the_fast_parse_equals_safe_load_on_tricky_scalars(tmp_path: Path) -> No
     expected = yaml.load(TRICKY, Loader=yaml.SafeLoader)
     nan = expected["floats"].pop(4)
     got_nan = data["floats"].pop(4)
-    assert nan != nan and got_nan != got_nan  # NaN is not equal to itself
+    assert nan != nan  # NaN is not equal to itself
+    assert got_nan != got_nan
     assert data == expected
-    assert data["ints"][:3] == [0, 7, -3] and data["bools"][0] is True, data
+    assert data["ints"][:3] == [0, 7, -3], data
+    assert data["bools"][0] is True, data
 
 
 def test_nesting_past_what_the_c_parser_survives_is_refused_not_a_crash(tmp_path: Path) -> None:
@@ -101,4 +104,5 @@ def test_nesting_past_what_the_c_parser_survives_is_refused_not_a_crash(tmp_path
     done = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
                           timeout=120)
     assert done.returncode == 0, (done.returncode, done.stderr[-500:])
-    assert done.stdout.startswith("SPEC-SIZE") and f"at most {MAX_DEPTH} deep" in done.stdout
+    assert done.stdout.startswith("SPEC-SIZE")
+    assert f"at most {MAX_DEPTH} deep" in done.stdout

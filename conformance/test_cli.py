@@ -24,7 +24,8 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 def test_spec_validate_ok(capsys) -> None:
     code, out, _ = run(capsys, "spec", "validate")
-    assert code == 0 and "no problems" in out
+    assert code == 0
+    assert "no problems" in out
 
 
 def test_spec_validate_reports_each_problem_on_one_line(capsys, tmp_path: Path) -> None:
@@ -35,7 +36,8 @@ def test_spec_validate_reports_each_problem_on_one_line(capsys, tmp_path: Path) 
     code, _, err = run(capsys, "spec", "validate", "--spec-dir", str(spec_dir))
     assert code == 2
     lines = err.strip().splitlines()
-    assert lines and all(": SPEC-" in line and " - " in line for line in lines)
+    assert lines
+    assert all(": SPEC-" in line and " - " in line for line in lines)
     assert any(line.startswith(f"{target}:") and "SPEC-UNITS" in line for line in lines)
     assert "Traceback" not in err
 
@@ -43,7 +45,8 @@ def test_spec_validate_reports_each_problem_on_one_line(capsys, tmp_path: Path) 
 def test_spec_list_json(capsys) -> None:
     code, out, _ = run(capsys, "spec", "list", "--json")
     rows = json.loads(out)
-    assert code == 0 and {tuple(sorted(r)) for r in rows} == {("file", "id", "kind")}
+    assert code == 0
+    assert {tuple(sorted(r)) for r in rows} == {("file", "id", "kind")}
     assert {"id": "K_SW128", "file": "wgmma/swizzle_atoms.yaml", "kind": "swizzle_atom"} in rows
 
 
@@ -52,8 +55,12 @@ def test_smem_offsets_json(capsys) -> None:
                        "--swizzle", "64B", "--mn", "64", "--k", "16", "--lbo", "512",
                        "--sbo", "1024", "--json")
     data = json.loads(out)
-    assert code == 0 and data["units"] == "bytes" and data["mn"] == 64 and data["k"] == 16
-    assert len(data["offsets"]) == 64 and all(len(r) == 16 for r in data["offsets"])
+    assert code == 0
+    assert data["units"] == "bytes"
+    assert data["mn"] == 64
+    assert data["k"] == 16
+    assert len(data["offsets"]) == 64
+    assert all(len(r) == 16 for r in data["offsets"])
     flat = [o for r in data["offsets"] for o in r]
     assert len(set(flat)) == len(flat)
 
@@ -62,11 +69,15 @@ def test_descriptor_encode_decode_json(capsys) -> None:
     code, out, _ = run(capsys, "oracle", "descriptor", "encode", "--start-address", "0x400",
                        "--lbo", "16", "--sbo", "1024", "--swizzle", "128B", "--json")
     enc = json.loads(out)
-    assert code == 0 and set(enc) >= {"value", "fields"} and enc["value"].startswith("0x")
+    assert code == 0
+    assert set(enc) >= {"value", "fields"}
+    assert enc["value"].startswith("0x")
     code, out, _ = run(capsys, "oracle", "descriptor", "decode", enc["value"], "--json")
     dec = json.loads(out)
-    assert dec["fields"]["start_address_bytes"] == 0x400 and dec["fields"]["swizzle"] == "128B"
-    assert dec["fields"]["sbo_bytes"] == 1024 and dec["value"] == enc["value"]
+    assert dec["fields"]["start_address_bytes"] == 0x400
+    assert dec["fields"]["swizzle"] == "128B"
+    assert dec["fields"]["sbo_bytes"] == 1024
+    assert dec["value"] == enc["value"]
 
 
 @pytest.mark.parametrize("argv", [
@@ -77,14 +88,17 @@ def test_descriptor_encode_decode_json(capsys) -> None:
 ])
 def test_bad_values_give_one_line_and_exit_2(capsys, argv: list[str]) -> None:
     code, _, err = run(capsys, *argv)
-    assert code == 2 and err.count("\n") == 1 and err.startswith("ptxconf: error: ")
+    assert code == 2
+    assert err.count("\n") == 1
+    assert err.startswith("ptxconf: error: ")
 
 
 def test_bad_arguments_give_one_line_with_a_usage_hint_and_exit_2(capsys) -> None:
     with pytest.raises(SystemExit) as info:
         main(["oracle", "descriptor", "encode", "--swizzle", "16B"])
     err = capsys.readouterr().err
-    assert info.value.code == 2 and err.count("\n") == 1
+    assert info.value.code == 2
+    assert err.count("\n") == 1
     assert err.startswith("ptxconf oracle descriptor encode: error: ")
     assert err.rstrip().endswith("(see ptxconf oracle descriptor encode --help)")
 
@@ -93,7 +107,8 @@ def test_bad_arguments_give_one_line_with_a_usage_hint_and_exit_2(capsys) -> Non
 def test_only_that_matches_nothing_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--gpu", "off", "--only", "zzz-no-such-case"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "matches no case id" in err[0]
+    assert len(err) == 1
+    assert "matches no case id" in err[0]
 
 
 def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
@@ -101,17 +116,21 @@ def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
                            "--report-dir", str(tmp_path)], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "spec discrepancies" in proc.stdout and "fig167" in proc.stdout
+    assert "spec discrepancies" in proc.stdout
+    assert "fig167" in proc.stdout
     data = json.loads((tmp_path / "results.json").read_text())
-    assert data["schema_version"] == 2 and data["summary"]["fail"] == 0
+    assert data["schema_version"] == 2
+    assert data["summary"]["fail"] == 0
     providers = {r["provider"] for r in data["results"]}
     assert {"spec-lint", "self-consistency", "proofs", "assembler-witness"} <= providers
     from ptxconf.app.providers import REGISTRY
 
     gpu_providers = {p.name for p in REGISTRY if p.gpu}
     gpu = [r for r in data["results"] if r["provider"] in gpu_providers]
-    assert len(gpu_providers) > 1 and {r["provider"] for r in gpu} == gpu_providers
+    assert len(gpu_providers) > 1
+    assert {r["provider"] for r in gpu} == gpu_providers
     assert {(r["status"], r["code"], r["message"]) for r in gpu} == {
         ("skip", "dependency_missing", "not asked for (--gpu off)")}
-    assert (tmp_path / "junit.xml").is_file() and (tmp_path / "report.html").is_file()
+    assert (tmp_path / "junit.xml").is_file()
+    assert (tmp_path / "report.html").is_file()
     assert "Traceback" not in proc.stderr

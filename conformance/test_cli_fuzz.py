@@ -48,7 +48,8 @@ def test_any_command_line_ends_cleanly(capsys: pytest.CaptureFixture[str], argv:
     assert "Traceback" not in err, (argv, err)
     assert code in (0, 1, 2), (argv, code, err)
     if code == 2:
-        assert err.count("\n") == 1 and REFUSAL.search(err), (argv, err)
+        assert err.count("\n") == 1, (argv, err)
+        assert REFUSAL.search(err), (argv, err)
 
 
 @pytest.mark.parametrize(("line", "refusal"), [

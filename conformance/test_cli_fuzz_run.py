@@ -109,7 +109,8 @@ def _ends_cleanly(argv: list[str], code: int, err: str) -> None:
     assert code in (0, 1, 2), (argv, code, err)
     if code == 2:  # one line, the usage error; or a spec's problems, one line each
         lines = err.splitlines()
-        assert err.endswith("\n") and lines, (argv, err)
+        assert err.endswith("\n"), (argv, err)
+        assert lines, (argv, err)
         assert (len(lines) == 1 and ": error: " in err) or all(map(SPEC_PROBLEM.match, lines)), (
             argv, err)
 
@@ -144,7 +145,8 @@ def test_any_prove_command_line_ends_cleanly(tmp_path: Path, monkeypatch: pytest
     if code in (0, 1) and "-h" not in argv:  # bad input never becomes a proof that raised
         rows = json.loads(out)["results"] if "--json" in argv else [
             {"status": line.split()[0]} for line in out.splitlines()]
-        assert rows and all(r["status"] != "error" for r in rows), (argv, out)
+        assert rows, (argv, out)
+        assert all(r["status"] != "error" for r in rows), (argv, out)
 
 
 @pytest.mark.parametrize("command", ["check", "prove"])
@@ -162,7 +164,8 @@ def test_a_timeout_that_is_no_time_is_refused(tmp_path: Path, capsys: pytest.Cap
     negative one made every proof 'unknown'."""
     code, _, err, _ = _run([command, "--timeout-s", value, "--only", ONE_PROOF], tmp_path, capsys,
                            monkeypatch)
-    assert code == 2 and err.count("\n") == 1, err
+    assert code == 2, err
+    assert err.count("\n") == 1, err
     assert f"argument --timeout-s: {says}" in err, err
 
 
@@ -175,5 +178,6 @@ def test_a_path_that_names_nothing_is_refused_by_its_option(
     option; an empty --spec-dir loaded the working folder as a spec, --report-dir wrote there."""
     code, _, err, _ = _run(["check", option, value, "--only", ONE_LINT], tmp_path, capsys,
                            monkeypatch)
-    assert code == 2 and err.count("\n") == 1, err
+    assert code == 2, err
+    assert err.count("\n") == 1, err
     assert f"argument {option}: expected a path, got {says}" in err, err

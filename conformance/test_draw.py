@@ -38,7 +38,8 @@ def test_svg_has_one_cell_rectangle_per_position_plus_background() -> None:
     svg = to_svg(g)
     assert len(_rects(svg)) == 1 + 4
     texts = [t.text for t in ET.fromstring(svg).iter(f"{SVG}text")]
-    assert "0x30" in texts and "t" in texts
+    assert "0x30" in texts
+    assert "t" in texts
 
 
 def test_mismatch_marks_exactly_the_differing_cells() -> None:
@@ -52,9 +53,12 @@ def test_mismatch_marks_exactly_the_differing_cells() -> None:
 def test_fragment_grid_is_thread_by_register() -> None:
     entries = [[0, 0, 0, 0, 0], [0, 0, 1, 0, 1], [0, 1, 0, 8, 0], [1, 0, 0, 0, 2]]
     g = fragment_grid("f", entries)
-    assert g.rows == ("T0", "T1") and g.cols == ("r0", "r1")
-    assert g.cells[0][0].text == "0,0 0,1" and g.cells[0][1].text == "8,0"
-    assert g.cells[1][1].text == "" and g.cells[1][1].group is None
+    assert g.rows == ("T0", "T1")
+    assert g.cols == ("r0", "r1")
+    assert g.cells[0][0].text == "0,0 0,1"
+    assert g.cells[0][1].text == "8,0"
+    assert g.cells[1][1].text == ""
+    assert g.cells[1][1].group is None
 
 
 def test_device_matrix_marks_disagreement() -> None:
@@ -76,7 +80,9 @@ def test_show_smem_offsets_draws_and_writes_svg(tmp_path: Path, capsys: pytest.C
                  "--mn", "8", "--k", "16", "--lbo", "16", "--sbo", "1024", "--svg", str(svg)])
     out = capsys.readouterr().out
     assert code == 0
-    assert "K-major 128B bf16 8x16" in out and "mn\\k" in out and "0x90" in out
+    assert "K-major 128B bf16 8x16" in out
+    assert "mn\\k" in out
+    assert "0x90" in out
     assert len(_rects(svg.read_text())) == 1 + 8 * 16
 
 
@@ -84,7 +90,11 @@ def test_show_fragment_labels_threads_and_registers(capsys: pytest.CaptureFixtur
     code = main(["show", "fragment", "--instr", "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16",
                  "--operand", "D", "--threads", "0-3"])
     out = capsys.readouterr().out
-    assert code == 0 and "T0" in out and "T3" in out and "T4" not in out and "r0" in out
+    assert code == 0
+    assert "T0" in out
+    assert "T3" in out
+    assert "T4" not in out
+    assert "r0" in out
 
 
 def test_show_descriptor_decodes_and_draws(capsys: pytest.CaptureFixture[str]) -> None:
@@ -97,4 +107,7 @@ def test_show_descriptor_decodes_and_draws(capsys: pytest.CaptureFixture[str]) -
     code = main(["show", "descriptor", value, "--dtype", "bf16", "--major", "K", "--mn", "8",
                  "--k", "16"])
     out = capsys.readouterr().out
-    assert code == 0 and "sbo_bytes" in out and "1024" in out and "0x90" in out
+    assert code == 0
+    assert "sbo_bytes" in out
+    assert "1024" in out
+    assert "0x90" in out

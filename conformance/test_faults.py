@@ -26,7 +26,7 @@ import signal
 import subprocess
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,11 +107,10 @@ def scratch_cases(spec: Spec, ctx: RunContext) -> list[Case]:
 
 
 @pytest.fixture
-def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     """The run's providers: the scratch one, then the real spec lint."""
     registry = (Provider("faults", f"{__name__}:scratch_cases"), provider("spec-lint"))
     monkeypatch.setattr(ptxconf.app.run, "REGISTRY", registry)
-    yield
 
 
 def _check(out: Path, cli: Callable[..., tuple[int, str, str]], *extra: str) -> tuple[int, str, str]:
@@ -150,7 +149,8 @@ def test_a_faulting_case_fails_alone_and_the_run_goes_on(
             if r.check == CHECK}
     assert list(mine) == STEPS, "every case has its result, in order"
     lint = [r for r in results if r.provider == "spec-lint"]
-    assert lint and all(r.status.value == "pass" for r in lint), "the next provider ran"
+    assert lint, "the next provider ran"
+    assert all(r.status.value == "pass" for r in lint), "the next provider ran"
     faulted = mine["fault"]
     assert (faulted.status.value, faulted.code, faulted.fields["error_kind"]) == (
         "fail", "gpu_fault", kind), faulted
@@ -159,10 +159,12 @@ def test_a_faulting_case_fails_alone_and_the_run_goes_on(
     assert all(r.status.value == "pass" and r.code == "ok" for r in good), good
     before, after = ({r.fields["worker_pid"] for r in good[:2]},
                      {r.fields["worker_pid"] for r in good[2:]})
-    assert len(before) == 1 and len(after) == 1, "one worker serves the cases between faults"
+    assert len(before) == 1, "one worker serves the cases between faults"
+    assert len(after) == 1, "one worker serves the cases between faults"
     assert before.isdisjoint(after), "the cases after a fault get a fresh worker"
     # the run says what was lost: the summary lists the one failure with its cause
-    assert f"{CHECK}[fault]: " in out and f"the probe failed ({kind})" in out, out
+    assert f"{CHECK}[fault]: " in out, out
+    assert f"the probe failed ({kind})" in out, out
     assert out.splitlines()[0].startswith(f"ptxconf check: {len(lint) + 4} pass, 1 fail"), out
 
 
@@ -192,9 +194,11 @@ def test_a_real_trap_restarts_the_worker_and_the_next_probe_runs() -> None:
         first = runner.call("device.describe")
         trapped = runner.call("runner.selftest_trap")
         then = runner.call("device.describe")
-    assert first.ok and then.ok, (first, then)
+    assert first.ok, (first, then)
+    assert then.ok, (first, then)
     assert (trapped.ok, trapped.error_kind) == (False, "cuda"), trapped
-    assert runner.restarts == 1 and then.worker_pid != first.worker_pid
+    assert runner.restarts == 1
+    assert then.worker_pid != first.worker_pid
     assert "error" not in then.value, then.value
 
 
@@ -341,8 +345,11 @@ def test_a_really_full_tmpfs_keeps_the_published_set(tmp_path: Path,
                            str(src / "results.json")], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
-    assert seen["code"] == 2 and seen["same"] and seen["names"] == SET, seen
-    assert seen["err"].count("\n") == 1 and "No space left on device" in seen["err"], seen
+    assert seen["code"] == 2, seen
+    assert seen["same"], seen
+    assert seen["names"] == SET, seen
+    assert seen["err"].count("\n") == 1, seen
+    assert "No space left on device" in seen["err"], seen
     assert seen["err"].startswith(f"ptxconf: error: {disk}: results.json, junit.xml, report.html, "
                                   "summary.md not written ("), seen
     assert "Traceback" not in seen["err"]

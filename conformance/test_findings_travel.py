@@ -139,15 +139,18 @@ def test_every_command_takes_a_findings_file(argv: list[str], tmp_path: Path,
 def test_the_loaded_spec_carries_the_findings_it_was_given(tmp_path: Path) -> None:
     root = copy_spec(tmp_path / "spec")
     own = load_spec(root).findings
-    assert own.path == str(root / FINDINGS_NAME) and S143_CASE in own.by_case
+    assert own.path == str(root / FINDINGS_NAME)
+    assert S143_CASE in own.by_case
     mine = without_finding(root / FINDINGS_NAME, S143_FINDING, dest=tmp_path / "mine.yaml")
     named = load_spec(root, findings=mine).findings
-    assert named.path == str(mine) and S143_CASE not in named.by_case
+    assert named.path == str(mine)
+    assert S143_CASE not in named.by_case
     assert set(own.by_case) - set(named.by_case) == {S143_CASE}
     # a tree without a findings file has none: every discrepancy of it is new, said so
     (root / FINDINGS_NAME).unlink()
     bare = load_spec(root).findings
-    assert bare.by_case == {} and bare.path == f"{root / FINDINGS_NAME} (absent)"
+    assert bare.by_case == {}
+    assert bare.path == f"{root / FINDINGS_NAME} (absent)"
     disc = Result(S143_CASE, "cutedsl.period", Status.DISCREPANCY, "A says 1, B says 2", {},
                   code="documents_disagree")
     assert judge(disc, bare).message == f"new spec discrepancy (not in {bare.path}): A says 1, B says 2"
@@ -181,7 +184,7 @@ MALFORMED = [
 ]
 
 
-@pytest.mark.parametrize("text,line,message", MALFORMED, ids=[m for _, _, m in MALFORMED])
+@pytest.mark.parametrize(("text", "line", "message"), MALFORMED, ids=[m for _, _, m in MALFORMED])
 def test_a_malformed_findings_file_is_refused_at_its_line(text: str, line: int, message: str, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.yaml"
@@ -217,7 +220,8 @@ def test_a_findings_file_that_is_not_yaml_is_refused_at_its_line(tmp_path: Path,
     bad.write_text("findings:\n- name: a\n  cases: [x\n")
     assert main(["spec", "list", "--findings", str(bad)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith(f"{bad}:4: SPEC-YAML - malformed YAML: "), err
+    assert out == "", err
+    assert err.startswith(f"{bad}:4: SPEC-YAML - malformed YAML: "), err
     missing = tmp_path / "missing.yaml"
     assert main(["spec", "list", "--findings", str(missing)]) == 2
     assert capsys.readouterr() == ("", f"{missing}:1: SPEC-YAML - cannot read: not a regular file\n")

@@ -135,7 +135,8 @@ def test_modules_are_runs_of_consecutive_variants_of_bounded_cost() -> None:
     assert all(cost(m) <= budget or len(m) == 1 for m in mods)
     closed = [len(a) == space.KERNELS_PER_MODULE or cost(a) + space.compile_weight(b[0]) > budget
               for a, b in zip(mods, mods[1:], strict=False)]
-    assert len(closed) == len(mods) - 1 > 0 and all(closed)
+    assert len(closed) == len(mods) - 1 > 0
+    assert all(closed)
 
 
 def test_every_variant_is_a_case() -> None:
@@ -143,7 +144,8 @@ def test_every_variant_is_a_case() -> None:
     from ptxconf.gpu.families.sweep import variant_key
 
     want = {f"{plan.CHECK_VARIANT}[{variant_key(v)}]" for v in space.wgmma_variants(SPEC)}
-    assert want <= set(GPU_IDS) and len(want) == len(space.wgmma_variants(SPEC))
+    assert want <= set(GPU_IDS)
+    assert len(want) == len(space.wgmma_variants(SPEC))
 
 
 def test_gpu_case_ids_match_the_evidence() -> None:
@@ -188,7 +190,7 @@ def test_encode_known_bits(dtype: str, value: int, bits: int) -> None:
 @pytest.mark.parametrize(("dtype", "value"), [("e4m3", 17), ("e4m3", 480), ("e5m2", 9),
                                               ("bf16", 257), ("s8", 128), ("u8", -1)])
 def test_encode_refuses_inexact(dtype: str, value: int) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="is not exactly representable|is out of range|values outside"):
         I.encode(SPEC, dtype, [value])
 
 
@@ -298,14 +300,16 @@ def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
     r = execute(c)
     allowed_skip = r.status is Status.SKIP and "breaks the rule" in r.message
     assert r.status is Status.PASS or allowed_skip, f"{r.status.value} [{r.code}]: {r.message}"
-    assert r.provider.startswith("gpu-") and r.id == case_id
+    assert r.provider.startswith("gpu-")
+    assert r.id == case_id
     assert r.device == "emulator (cc 9.0; driver -; CUDA runtime -; CuPy -)"
     size = len(json.dumps(r.fields, default=str))
     assert size < 40_000, f"{size} bytes of fields: the report embeds every result's fields"
     for key, want in EXPECTED_FIELDS.get(case_id, {}).items():
         assert r.fields[key] == want, (key, r.fields[key])
     if r.check == plan.CHECK_WMMA_LOAD:
-        assert r.fields["map"] and r.fields["map_fingerprint"].startswith("sha256:")
+        assert r.fields["map"]
+        assert r.fields["map_fingerprint"].startswith("sha256:")
     if r.check == plan.CHECK_COMPILE and c.key != plan.WMMA_BATCH:
         assert r.fields["all_ones"]["kernels"] == len(PLAN.wgmma_batches[c.key])
 
@@ -386,8 +390,9 @@ def test_a_wrong_model_fails_the_family(family: str) -> None:
     judgement reads the device's answer, it does not only restate the oracle."""
     case_id, model, code = WRONG_MODELS[family]
     r = judge(run_case(Emulator(SPEC, **model), case_id))
-    assert r.status in (Status.FAIL, Status.DISCREPANCY) and r.code == code, (
-        f"{model}: {r.status.value} [{r.code}]: {r.message}")
+    said = f"{model}: {r.status.value} [{r.code}]: {r.message}"
+    assert r.status in (Status.FAIL, Status.DISCREPANCY), said
+    assert r.code == code, said
 
 
 def test_every_gpu_family_is_a_provider() -> None:
@@ -406,14 +411,18 @@ def test_a_model_that_swizzles_elements_is_caught() -> None:
     results = {r.id: r for r in run_emulated(Emulator(SPEC, swizzle_unit="elements"),
                                              only="f32.f16.f16")}
     e2e = results["gpu.variant[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:t00]"]
-    assert e2e.status is Status.FAIL and e2e.code == "silicon_disagrees"
+    assert e2e.status is Status.FAIL
+    assert e2e.code == "silicon_disagrees"
     assert e2e.fields["disagree"] == ["product 32B", "product 64B", "product 128B"]
-    assert "differ; first (m " in e2e.message and "window" in e2e.fields["diff"]
+    assert "differ; first (m " in e2e.message
+    assert "window" in e2e.fields["diff"]
     smem = results["gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"]
-    assert smem.status is Status.FAIL and "(m " in smem.message
+    assert smem.status is Status.FAIL
+    assert "(m " in smem.message
     assert "ptxconf oracle smem-offsets" in smem.fields["diff"]["oracle"]
     hyp = run_emulated(Emulator(SPEC, swizzle_unit="elements"), only="hypothesis[swizzle_unit]")
-    assert hyp[0].status is Status.DISCREPANCY and hyp[0].code == "silicon_disagrees"
+    assert hyp[0].status is Status.DISCREPANCY
+    assert hyp[0].code == "silicon_disagrees"
     assert hyp[0].fields["silicon_followed"] == ["elements"]
     assert judge(hyp[0]).code == "finding_new"
 
@@ -421,10 +430,12 @@ def test_a_model_that_swizzles_elements_is_caught() -> None:
 def test_a_fault_is_that_cases_failure_and_the_run_goes_on() -> None:
     emu = Emulator(SPEC)
     results = run_emulated(emu, only="gpu.wmma.align")
-    assert results and emu.restarts > 0
+    assert results
+    assert emu.restarts > 0
     faulted = [r for r in results if f"silicon: {MISALIGNED}" in r.message]
-    assert faulted and all(r.status in (Status.PASS, Status.SKIP) for r in results), [
-        (r.id, r.message) for r in results if r.status is not Status.PASS]
+    not_passed = [(r.id, r.message) for r in results if r.status is not Status.PASS]
+    assert faulted, not_passed
+    assert all(r.status in (Status.PASS, Status.SKIP) for r in results), not_passed
     assert all("the rule rejects it (start of leading-dimension instance" in r.message
                and r.code == "observed" for r in faulted)
 

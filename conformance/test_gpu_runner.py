@@ -27,7 +27,8 @@ def test_a_run_goes_on_past_hangs_and_deaths(runner: ProbeRunner) -> None:
     ])
     kinds = [r.error_kind for r in results]
     assert kinds == [None, "timeout", "crash", "exception", None], results
-    assert results[0].value == 0.01 and results[4].value == 0.02
+    assert results[0].value == 0.01
+    assert results[4].value == 0.02
     assert "exit code 7" in (results[2].error or "")
     assert "clean failure" in (results[3].error or "")
     # timeout and crash each cost a worker; the clean failure did not.
@@ -37,17 +38,21 @@ def test_a_run_goes_on_past_hangs_and_deaths(runner: ProbeRunner) -> None:
 
 def test_per_call_timeout_overrides_default(runner: ProbeRunner) -> None:
     r = runner.call("runner.selftest_sleep", 0.3, timeout_s=5)
-    assert r.ok and r.value == 0.3
+    assert r.ok
+    assert r.value == 0.3
 
 
 def test_only_exported_functions_run(runner: ProbeRunner) -> None:
     r = runner.call("runner._classify", 1)
-    assert not r.ok and r.error_kind == "exception" and "not exported" in (r.error or "")
+    assert not r.ok
+    assert r.error_kind == "exception"
+    assert "not exported" in (r.error or "")
 
 
 def test_device_description_never_raises(runner: ProbeRunner) -> None:
     r = runner.call("device.describe")
-    assert r.ok and "python" in r.value
+    assert r.ok
+    assert "python" in r.value
 
 
 def test_the_runner_counts_its_answered_calls_and_their_seconds(runner: ProbeRunner) -> None:

@@ -74,8 +74,10 @@ def _check(cwd: Path, report: Path, env: dict[str, str]) -> tuple[dict[str, Any]
     assert "Traceback" not in proc.stderr, said
     out, _ = json.JSONDecoder().raw_decode(proc.stdout[proc.stdout.index("{"):])
     spec = out.get("spec") or json.loads((report / "results.json").read_text())["meta"]["spec"]
-    assert out["summary"]["unknown"] == 0 and out["summary"]["fail"] == 0, said
-    assert out["failing"] == [] and out["summary"]["pass"] > 0, said
+    assert out["summary"]["unknown"] == 0, said
+    assert out["summary"]["fail"] == 0, said
+    assert out["failing"] == [], said
+    assert out["summary"]["pass"] > 0, said
     return out, spec
 
 
@@ -181,7 +183,8 @@ def test_every_process_imports_the_package_the_tests_import(where: str, tmp_path
     script = Path(sysconfig.get_path("scripts")) / ("ptxconf.exe" if os.name == "nt" else "ptxconf")
     version = subprocess.run([str(script), "--version"], cwd=cwd, env=env, capture_output=True,
                              text=True, timeout=300)
-    assert version.returncode == 0 and version.stdout.strip() == f"ptxconf {ptxconf.__version__}"
+    assert version.returncode == 0
+    assert version.stdout.strip() == f"ptxconf {ptxconf.__version__}"
 
     if EXPECT_INSTALL == "wheel":
         assert _in_site_packages(PACKAGE), f"ptxconf imported from {PACKAGE}, not site-packages"

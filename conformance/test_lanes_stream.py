@@ -90,7 +90,8 @@ def test_the_sm70_atoms_need_no_batch_and_the_unplanned_gallery_needs_every_one(
     mistakes gallery has no plan, so its jobs wait for every batch (None), never for none."""
     atoms = list(_provider("gpu-mma_sync").case_ids(SPEC) or [])
     mistakes = list(_provider("gpu-mistakes").case_ids(SPEC) or [])
-    assert atoms and mistakes
+    assert atoms
+    assert mistakes
     assert L.job_needs(SPEC, [L.Job("gpu-mma_sync", tuple(atoms), 0)]) == [frozenset()]
     jobs = [L.Job("gpu-mistakes", (i,), 0) for i in mistakes]
     assert L.job_needs(SPEC, jobs) == [None] * len(jobs)
@@ -128,7 +129,8 @@ def test_a_variant_selection_needs_only_its_module() -> None:
                           and ".m64n8k16.f32.f16.f16" in i)
     jobs = L.place(picked, 1)
     needs = L.job_needs(SPEC, jobs)
-    assert jobs and all(n is not None and len(n) == 1 for n in needs)
+    assert jobs
+    assert all(n is not None and len(n) == 1 for n in needs)
     mods = [kcache.Module(k, "", ()) for k in P.plan(SPEC).keys]
     assert [m.name for m in L.build_order(mods, needs)] == sorted(set().union(*needs))
 
@@ -239,7 +241,8 @@ def test_the_builder_streams_caches_and_reports_a_broken_module(tmp_path: Path) 
 
     mods = [_tiny("one"), _tiny("two"), _tiny("bad", "this is not C++;"), _tiny("four")]
     b = kcache.Builder(mods, jobs=2, folder=tmp_path)
-    assert len(b.pending) == 4 and not b.built
+    assert len(b.pending) == 4
+    assert not b.built
     landed = []
     while b.pending:
         done, _ = wait(b.pending, return_when=FIRST_COMPLETED)
@@ -247,11 +250,14 @@ def test_the_builder_streams_caches_and_reports_a_broken_module(tmp_path: Path) 
     assert sorted(landed) == ["bad", "four", "one", "two"]
     got = b.result()
     assert list(got) == ["one", "two", "bad", "four"], "in the order given"
-    assert not got["bad"].ok and got["bad"].path is None and "error" in got["bad"].log.lower()
+    assert not got["bad"].ok
+    assert got["bad"].path is None
+    assert "error" in got["bad"].log.lower()
     assert all(got[n].ok and Path(got[n].path or "").is_file() and not got[n].cached
                for n in ("one", "two", "four"))
     again = kcache.Builder(mods, jobs=2, folder=tmp_path)
     assert {n for n, x in again.built.items() if x.cached} == {"one", "two", "four"}
     got_again = again.result()
     assert again.compiled_now == 1, "only the module that failed is compiled again"
-    assert got_again["one"].path == got["one"].path and not got_again["bad"].ok
+    assert got_again["one"].path == got["one"].path
+    assert not got_again["bad"].ok

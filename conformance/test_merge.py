@@ -33,7 +33,9 @@ def test_merge_names_devices_and_where_they_disagree(tmp_path: Path, capsys) -> 
     assert merged["disagree"] == ["x.y[2]"]
     assert merged["cases"]["x.y[2]"]["H200"]["status"] == "fail"
     page = (out / "matrix.html").read_text()
-    assert "Where devices disagree" in page and "x.y[2]" in page and "<svg" in page
+    assert "Where devices disagree" in page
+    assert "x.y[2]" in page
+    assert "<svg" in page
     assert "x.y[2]`: H100: pass; H200: fail" in (out / "summary.md").read_text()
 
 
@@ -60,7 +62,9 @@ def test_bad_expectation_files_are_one_line(tmp_path: Path, capsys, text: str) -
     exp.write_text(text)
     code = main(["report", "merge", str(a), "-o", str(tmp_path / "m"), "--expect", str(exp)])
     err = capsys.readouterr().err
-    assert code == 2 and err.count("\n") == 1 and str(exp) in err, err
+    assert code == 2, err
+    assert err.count("\n") == 1, err
+    assert str(exp) in err, err
 
 
 def test_two_runs_of_one_device_are_refused(tmp_path: Path, capsys) -> None:

@@ -16,7 +16,8 @@ _produced: dict[str, dict[str, str]] = defaultdict(dict)
 @pytest.mark.parametrize("ex", list(EXAMPLES.values()), ids=list(EXAMPLES))
 def test_message_wording_is_the_golden_files(ex: Example) -> None:
     got = ex.produce()
-    assert isinstance(got, str) and got, f"{ex.id}: an example returns a non-empty message"
+    assert isinstance(got, str), f"{ex.id}: an example returns a non-empty message"
+    assert got, f"{ex.id}: an example returns a non-empty message"
     if updating():
         _produced[ex.area][ex.label] = got
         golden = read_golden(ex.area)

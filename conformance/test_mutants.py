@@ -121,6 +121,8 @@ def test_a_pool_of_jobs_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> 
     code = main(["--kind", "row", "--only", "wgmma/swizzle_atoms.yaml", "--only",
                  "wmma/storage_rules.yaml", "-j", "2", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["survivors"] == 0 and out["jobs"] == 2
+    assert code == 0
+    assert out["survivors"] == 0
+    assert out["jobs"] == 2
     assert out["kinds"] == {"row": {"mutants": 10, "killed": 10, "survived": 0}}
     assert all(r["killed_by"] == "spec validate: SPEC-ROWS" for r in out["mutants"])

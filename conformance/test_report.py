@@ -153,7 +153,8 @@ def test_large_fields_of_a_passing_case_stay_in_results_json(run: dict[str, Any]
     page = run["page"]
     assert "big-field-marker-7" not in page
     small = json.dumps(run["passes"][3].fields)
-    assert len(small) < 300 and "proof_status: proved" in run["parsed"].all_text()
+    assert len(small) < 300
+    assert "proof_status: proved" in run["parsed"].all_text()
     row = page[page.index(f'id="{anchor_id("gpu.wmma.load[m16n16k16.test]")}"'):]
     assert "results.json" in row[:row.index("</tr>")]
 
@@ -163,11 +164,13 @@ def test_filter_controls_exist(run: dict[str, Any]) -> None:
     boxes = {a.get("value") for t, a in tags if t == "input" and a.get("name") == "status"}
     assert boxes == {s.value for s in Status}
     ids = {a.get("id"): t for t, a in tags}
-    assert ids.get("f-provider") == "select" and ids.get("f-family") == "select"
+    assert ids.get("f-provider") == "select"
+    assert ids.get("f-family") == "select"
     assert ids.get("f-search") == "input"
     options = {a.get("value") for t, a in tags if t == "option"}
     assert "" in options
-    assert "<script" in run["page"] and "http" not in run["page"].split("<script", 1)[1].split("</script>")[0]
+    assert "<script" in run["page"]
+    assert "http" not in run["page"].split("<script", 1)[1].split("</script>")[0]
 
 
 def test_self_consistency_case_links_its_spec_row(run: dict[str, Any]) -> None:
@@ -185,7 +188,8 @@ def test_diff_window_is_text_lines_not_escapes(run: dict[str, Any]) -> None:
     shown = [p for p in run["parsed"].pres if p.splitlines()[:1] == window.splitlines()[:1]]
     assert len(shown) == 1
     assert [line.split() for line in shown[0].splitlines()] == want
-    assert "\\n" not in shown[0] and "\\t" not in shown[0]
+    assert "\\n" not in shown[0]
+    assert "\\t" not in shown[0]
 
 
 def test_failing_mismatch_draws_its_pictures_once(run: dict[str, Any]) -> None:
@@ -204,10 +208,13 @@ def test_summary_md_lists_failures_and_discrepancies(run: dict[str, Any]) -> Non
     for r in run["results"]:
         listed = [line for line in lines if f"`{r.id}`" in line]
         if r.status in (Status.FAIL, Status.UNKNOWN, Status.DISCREPANCY):
-            assert len(listed) == 1 and f"`{r.code}`" in listed[0] and r.message in listed[0]
+            assert len(listed) == 1
+            assert f"`{r.code}`" in listed[0]
+            assert r.message in listed[0]
         else:
             assert not listed
-    assert "Test GPU (cc 9.0)" in md and run["meta"]["commit"] in md
+    assert "Test GPU (cc 9.0)" in md
+    assert run["meta"]["commit"] in md
     assert f"| fail | {sum(r.status is Status.FAIL for r in run['results'])} |" in md
 
 
@@ -216,7 +223,8 @@ def test_write_reports_paths(tmp_path: Path, run: dict[str, Any]) -> None:
     assert [p.name for p in paths] == ["results.json", "junit.xml", "report.html", "summary.md"]
     assert all(p.is_file() for p in paths)
     again, meta = load_results(paths[0])
-    assert [r.id for r in again] == [r.id for r in run["results"]] and meta == run["meta"]
+    assert [r.id for r in again] == [r.id for r in run["results"]]
+    assert meta == run["meta"]
 
 
 @pytest.mark.slow

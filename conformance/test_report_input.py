@@ -46,7 +46,9 @@ def test_any_json_is_rendered_or_refused_in_one_line(tmp_path: Path, capsys, doc
     if code == 0:
         assert [p.name for p in written] == ["junit.xml", "report.html", "results.json", "summary.md"]
     else:
-        assert code == 2 and err.count("\n") == 1 and err.startswith("ptxconf: error: "), err
+        assert code == 2, err
+        assert err.count("\n") == 1, err
+        assert err.startswith("ptxconf: error: "), err
         assert written == []
 
 
@@ -64,4 +66,7 @@ def test_any_json_is_rendered_or_refused_in_one_line(tmp_path: Path, capsys, doc
 ])
 def test_the_wrong_shapes_seen_in_the_field(tmp_path: Path, capsys, text: str, says: str) -> None:
     code, err, written = _run(tmp_path, capsys, text)
-    assert code == 2 and says in err and err.count("\n") == 1 and written == [], err
+    assert code == 2, err
+    assert says in err, err
+    assert err.count("\n") == 1, err
+    assert written == [], err

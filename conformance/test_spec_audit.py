@@ -144,7 +144,8 @@ def test_audit_findings_are_recorded() -> None:
     known = known_findings()
     assert AUDIT_FINDINGS
     for case_id, name in AUDIT_FINDINGS.items():
-        assert case_id in known and known[case_id].name == name, case_id
+        assert case_id in known, case_id
+        assert known[case_id].name == name, case_id
 
 
 def test_number_words_and_digits_are_read() -> None:

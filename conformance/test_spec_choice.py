@@ -189,8 +189,10 @@ def test_spec_list_json_stays_the_documented_list_of_rows(tmp_path: Path, cli: C
     root = copy_spec(tmp_path / "spec")
     code, out, _ = cli("spec", "list", "--spec-dir", str(root), "--json")
     rows = json.loads(out)
-    assert code == 0 and isinstance(rows, list)
-    assert len(rows) == len(load_spec(root).rows) and set(rows[0]) == {"id", "file", "kind"}
+    assert code == 0
+    assert isinstance(rows, list)
+    assert len(rows) == len(load_spec(root).rows)
+    assert set(rows[0]) == {"id", "file", "kind"}
 
 
 # --- an edit to the checkout's spec is what the next command sees ---------------------------------
@@ -216,12 +218,14 @@ def test_an_edit_to_the_checkouts_spec_is_seen_without_reinstalling(tmp_path: Pa
     code, before, _, _ = run("spec", "validate", "--assembler", "off")
     assert code == 0
     code, _, out, _ = run("check", "--gpu", "off", "--only", S143, *report)
-    assert code == 0 and "1 discrepancy" in out, out   # the known finding, listed in the checkout
+    assert code == 0, out
+    assert "1 discrepancy" in out, out   # the known finding, listed in the checkout
 
     # a value edit: the spec still loads, its hash moves, and the finding it pinned is stale
     replace_once(repo / "spec" / S143_FIXED[0], *S143_FIXED[1:])
     code, after, _, _ = run("spec", "validate", "--assembler", "off")
-    assert code == 0 and after["sha256"] != before["sha256"]
+    assert code == 0
+    assert after["sha256"] != before["sha256"]
     assert after["sha256"] == spec_sha256(load_spec(repo / "spec"))[:12]
     code, _, out, _ = run("check", "--gpu", "off", "--only", S143, *report)
     assert code == 1

@@ -45,7 +45,8 @@ def _ours(tmp_path: Path, text: str) -> object:
     try:
         return RawDocument.parse(path, "s.yaml").data
     except SpecError as err:  # a non-mapping top level is refused after it is built
-        assert "a spec file is a mapping" in err.message, err
+        if "a spec file is a mapping" not in err.message:
+            raise
         return "<not a mapping>"
 
 

@@ -77,7 +77,9 @@ def test_an_added_row_raises_the_pin(scratch: Path, capsys: pytest.CaptureFixtur
     assert _validate(capsys, scratch)[0] == 0
     _edit(target, "row_count: 2", "row_count: 3")
     code, err = _validate(capsys, scratch)
-    assert code == 2 and len(err) == 1 and "SPEC-ROWS - source.row_count pins 3 rows" in err[0]
+    assert code == 2
+    assert len(err) == 1
+    assert "SPEC-ROWS - source.row_count pins 3 rows" in err[0]
 
 
 def test_dangling_reference_is_reported_at_its_row(scratch: Path,
@@ -95,7 +97,10 @@ def test_dangling_element_type_in_a_list_is_reported(scratch: Path,
     target = scratch / "wmma" / "default_strides.yaml"
     _edit(target, "types: [tf32]", "types: [tf33]")
     code, err = _validate(capsys, scratch)
-    assert code == 2 and len(err) == 1 and "SPEC-REF" in err[0] and "'tf33'" in err[0], err
+    assert code == 2, err
+    assert len(err) == 1, err
+    assert "SPEC-REF" in err[0], err
+    assert "'tf33'" in err[0], err
 
 
 def test_validate_json_lists_problems_as_objects(scratch: Path,
@@ -104,7 +109,8 @@ def test_validate_json_lists_problems_as_objects(scratch: Path,
     line = _edit(target, "fragment_d: k16.D.f32}", "fragment_d: nowhere}")
     code = main(["spec", "validate", "--spec-dir", str(scratch), "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert code == 2 and out["ok"] is False
+    assert code == 2
+    assert out["ok"] is False
     assert out["problems"] == [{"path": str(target), "line": line, "rule": "SPEC-REF",
                                 "message": "row 'k16.f32.f16.f16': fragment_d 'nowhere' names no "
                                            "register_fragment row"}]
@@ -113,7 +119,9 @@ def test_validate_json_lists_problems_as_objects(scratch: Path,
 def test_validate_json_ok(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["spec", "validate", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["ok"] is True and out["problems"] == [] and out["rows"] > 0
+    assert out["ok"] is True
+    assert out["problems"] == []
+    assert out["rows"] > 0
 
 
 def _nvrtc_problem() -> str | None:
@@ -132,7 +140,8 @@ def test_made_up_wmma_shape_is_rejected_at_its_row(scratch: Path,
     line = _edit(target, "{id: m16n16k8, m_elems: 16, n_elems: 16, k_elems: 8,",
                  "{id: m16n16k4, m_elems: 16, n_elems: 16, k_elems: 4,")
     code, err = _validate(capsys, scratch)
-    assert code == 2 and len(err) == 1, err
+    assert code == 2, err
+    assert len(err) == 1, err
     assert err[0].startswith(f"{target}:{line}: SPEC-ASSEMBLER - row 'm16n16k4': ")
     assert "m16n16k4 .tf32" in err[0]
 

@@ -79,8 +79,10 @@ def test_a_valid_n_range_past_the_assemblers_is_reported_at_its_row(
     assert code == 2, err
     assert len(err) == 1, err
     assert err[0].startswith(f"{root / FRAGMENTS}:{line}: SPEC-ASSEMBLER - row 'k32.D.s32': "), err
-    assert "rejects N = 272 " in err[0] and "'.m64n272k32'" in err[0], err
-    assert "k32.s32.s8.s8" in err[0] and "RS .satfinite" in err[0], err
+    assert "rejects N = 272 " in err[0], err
+    assert "'.m64n272k32'" in err[0], err
+    assert "k32.s32.s8.s8" in err[0], err
+    assert "RS .satfinite" in err[0], err
 
 
 @needs_nvrtc
@@ -93,7 +95,8 @@ def test_an_n_the_assembler_rejects_for_s8_is_reported_at_its_row(
     assert code == 2, err
     assert len(err) == 1, err
     assert err[0].startswith(f"{root / FRAGMENTS}:{line}: SPEC-ASSEMBLER - row 'k32.D.s32': "), err
-    assert "rejects N = 40 " in err[0] and "'.m64n40k32'" in err[0], err
+    assert "rejects N = 40 " in err[0], err
+    assert "'.m64n40k32'" in err[0], err
     assert "k32.s32.s8.s8" in err[0], err
 
 
@@ -144,15 +147,17 @@ def test_validate_and_check_fail_the_same_rows(tmp_path: Path,
                if spec.findings.judge(execute(c)).status.failing}
     code, err, _ = _validate(capsys, root)
     named = set(re.findall(r"k32\.s32\.[su]8\.[su]8", err[0]))
-    assert code == 2 and failing == named == {"k32.s32.s8.s8", "k32.s32.s8.u8", "k32.s32.u8.s8",
-                                              "k32.s32.u8.u8"}, (failing, err)
+    assert code == 2, (failing, err)
+    assert failing == named == {"k32.s32.s8.s8", "k32.s32.s8.u8", "k32.s32.u8.s8",
+                                "k32.s32.u8.u8"}, (failing, err)
 
 
 @needs_nvrtc
 def test_the_bundled_spec_validates_clean_over_every_form(capsys: pytest.CaptureFixture[str]) -> None:
     """Every valid N of every row, SS and RS: more than ten thousand forms, no problem."""
     code, err, out = _validate(capsys, None)
-    assert code == 0 and err == [], err
+    assert code == 0, err
+    assert err == [], err
     m = re.search(r"no problems; the assembler agrees with every row: (\d+) wgmma forms judged", out)
     assert m is not None, out
     assert int(m[1]) > 10_000, out
@@ -197,7 +202,8 @@ def test_a_type_that_implies_another_register_width_is_a_spec_error(
         code = main([*argv, "--spec-dir", str(root)])
         err = capsys.readouterr().err.strip().splitlines()
         assert code == 2, (argv, err)
-        assert len(err) == 1 and err[0].startswith(want), (argv, err)
+        assert len(err) == 1, (argv, err)
+        assert err[0].startswith(want), (argv, err)
         assert not any(e.startswith("ptxconf: error:") for e in err), err
 
 
@@ -212,4 +218,5 @@ def test_a_row_left_without_valid_n_is_a_spec_error(tmp_path: Path,
     assert err[0].startswith(f"{root / FRAGMENTS}:{line}: SPEC-FACT - row 'k32.D.f32': valid_n "
                              "is null, and no instruction-type row with the K, A and B types of "
                              "k32.f32.e4m3.e4m3, "), err
-    assert len(err) == 2 and "row 'k32.D.f16'" in err[1], err
+    assert len(err) == 2, err
+    assert "row 'k32.D.f16'" in err[1], err
