@@ -3,23 +3,24 @@ depends on (the claim's text, the spec, the solver, the oracle's code) asks Z3 a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("z3", reason="the proofs need z3-solver")
 
-from ptxconf.core.cases import execute  # noqa: E402
-from ptxconf.oracle.proofs.cache import ProofCache  # noqa: E402
-from ptxconf.oracle.proofs.cases import claim_case, proof_cases  # noqa: E402
-from ptxconf.oracle.proofs.claims import all_claims  # noqa: E402
-from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Unknown  # noqa: E402
-from ptxconf.oracle.spec import default_spec  # noqa: E402
+from ptxconf.core.cases import execute
+from ptxconf.oracle.proofs.cache import ProofCache
+from ptxconf.oracle.proofs.cases import claim_case, proof_cases
+from ptxconf.oracle.proofs.claims import all_claims
+from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Unknown
+from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
 
 
-def _claim(statement: str, body) -> Claim:  # noqa: ANN001 - a claim body
+def _claim(statement: str, body: Callable[[Prover], Proved]) -> Claim:
     return Claim("cache_probe", "test:row", statement, body)
 
 
@@ -35,7 +36,8 @@ def test_a_decided_outcome_is_reused_and_says_so(tmp_path: Path) -> None:
     second = execute(claim_case(_claim("x holds", body), 5.0, cache))
     assert calls == [1], "the second run asked the solver again"
     assert (first.status, first.code, first.message) == (second.status, second.code, second.message)
-    assert "cached" not in first.fields and second.fields["cached"] is True
+    assert "cached" not in first.fields
+    assert second.fields["cached"] is True
     assert second.fields["facts"] == first.fields["facts"]
 
 
@@ -75,7 +77,8 @@ def test_a_real_claim_round_trips(tmp_path: Path, monkeypatch) -> None:
     cold = [execute(c) for c in proof_cases(SPEC, timeout_s=20, cache=True) if c.id == claim.id]
     warm = [execute(c) for c in proof_cases(SPEC, timeout_s=20, cache=True) if c.id == claim.id]
     assert len(cold) == len(warm) == 1
-    assert warm[0].fields.get("cached") and not cold[0].fields.get("cached")
+    assert warm[0].fields.get("cached")
+    assert not cold[0].fields.get("cached")
     assert (cold[0].status, cold[0].message) == (warm[0].status, warm[0].message)
 
 

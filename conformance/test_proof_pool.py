@@ -89,7 +89,8 @@ def test_a_closed_pool_ends_every_wait() -> None:
     assert all(r.status is Status.UNKNOWN for r in results if r.code == "proof_lost")
     assert any(r.code == "proof_lost" for r in results)
     pids = pool.worker_pids()
-    assert pids and not any(_alive(pid) for pid in pids), "the closed pool's workers are gone"
+    assert pids, "the closed pool's workers are gone"
+    assert not any(_alive(pid) for pid in pids), "the closed pool's workers are gone"
 
 
 def test_a_proof_that_raises_in_a_worker_raises_its_own_error_here() -> None:
