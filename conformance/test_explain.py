@@ -117,15 +117,17 @@ def test_gallery_mistake_is_named_and_corrected(name: str, op_kw: dict[str, Any]
     value = _value(_fields(mistaken))
     want = _value(_fields(mistaken) | right)
     e = explain_descriptor(SPEC, op, value, smem_bytes=smem, evidence_ids=GPU_IDS)
-    assert e.codes and e.codes[0] == code, [d.message for d in e.diagnoses]
-    assert e.corrected is not None and e.corrected.desc.value == want, (
-        f"{e.corrected.desc.text() if e.corrected else None} != {want:#x}")
+    assert e.codes, [d.message for d in e.diagnoses]
+    assert e.codes[0] == code, [d.message for d in e.diagnoses]
+    assert e.corrected is not None, f"None != {want:#x}"
+    assert e.corrected.desc.value == want, f"{e.corrected.desc.text()} != {want:#x}"
     assert e.diagnoses[0].corrected == want
     assert set(e.diagnoses[0].fix) <= set(right) | {"lbo", "sbo"}
     assert e.verdict in ("invalid", "suspect")
     # the corrected descriptor is itself a valid operand, with nothing to name
     again = explain_descriptor(SPEC, op, want, smem_bytes=smem, evidence_ids=GPU_IDS)
-    assert again.verdict == "valid" and not again.diagnoses, again.codes
+    assert again.verdict == "valid", again.codes
+    assert not again.diagnoses, again.codes
 
 
 @pytest.mark.parametrize("code", sorted(set(catalog.CATALOG) - {"EXPLAIN-STRIDE", "EXPLAIN-NO-FIX"}))
@@ -136,7 +138,8 @@ def test_every_mistake_kind_has_a_gallery_entry(code: str) -> None:
 def test_the_catalog_codes_are_stable() -> None:
     assert all(re.fullmatch(r"EXPLAIN-[A-Z0-9-]+", c) for c in catalog.CATALOG)
     e = catalog.CATALOG["EXPLAIN-LBO-SBO-SWAPPED"]
-    assert e.title == "LBO and SBO swapped" and "SBO" in e.rule
+    assert e.title == "LBO and SBO swapped"
+    assert "SBO" in e.rule
 
 
 def _registry_ids(spec: Spec) -> set[str]:
@@ -217,7 +220,9 @@ def test_a_k_block_advance_inside_a_row_is_valid() -> None:
 ])
 def test_valid_descriptors_name_no_mistake(value: int) -> None:
     e = explain_descriptor(SPEC, a_operand(), value, evidence_ids=GPU_IDS)
-    assert e.verdict == "valid" and not e.diagnoses and e.corrected is None, e.codes
+    assert e.verdict == "valid", e.codes
+    assert not e.diagnoses, e.codes
+    assert e.corrected is None, e.codes
 
 
 def test_mn_major_swizzled_a_operand_is_valid() -> None:
@@ -228,15 +233,19 @@ def test_mn_major_swizzled_a_operand_is_valid() -> None:
 def test_a_gap_that_a_swap_closes_is_a_suspect_swap() -> None:
     """Interleaved K-major with LBO/SBO exchanged is injective but spreads 2 KiB over 7 KiB."""
     e = explain_descriptor(SPEC, a_operand(), encode(0, 128, 1024, "none"), evidence_ids=GPU_IDS)
-    assert e.verdict == "suspect" and e.codes == ("EXPLAIN-LBO-SBO-SWAPPED",)
-    assert e.corrected is not None and e.corrected.desc.value == encode(0, 1024, 128, "none")
+    assert e.verdict == "suspect"
+    assert e.codes == ("EXPLAIN-LBO-SBO-SWAPPED",)
+    assert e.corrected is not None
+    assert e.corrected.desc.value == encode(0, 1024, 128, "none")
 
 
 def test_an_allocation_too_small_for_any_descriptor_has_no_fix() -> None:
     e = explain_descriptor(SPEC, a_operand(), encode(0, 16, 1024, "128B"), smem_bytes=1024,
                            evidence_ids=GPU_IDS)
-    assert e.verdict == "invalid" and e.corrected is None
-    assert e.codes == ("EXPLAIN-OVERRUN",) and "none of the" in e.diagnoses[0].message
+    assert e.verdict == "invalid"
+    assert e.corrected is None
+    assert e.codes == ("EXPLAIN-OVERRUN",)
+    assert "none of the" in e.diagnoses[0].message
 
 
 def test_banks_are_judged_per_core_matrix() -> None:
@@ -246,7 +255,8 @@ def test_banks_are_judged_per_core_matrix() -> None:
     # the same rows unswizzled, 128 B apart: all eight reads of a core matrix in one bank group
     rows = np.arange(64)[:, None] * 128 + np.arange(16)[None, :] * 2
     rep = bank_report(SPEC, op, rows)
-    assert rep["worst_degree"] == 8 and rep["conflicted"] == 16
+    assert rep["worst_degree"] == 8
+    assert rep["conflicted"] == 16
 
 
 def test_operands_come_from_the_instruction() -> None:
@@ -290,12 +300,14 @@ def test_cli_json_is_one_object(capsys: pytest.CaptureFixture[str]) -> None:
                "--smem-bytes", "8192", "--json"])
     d = json.loads(capsys.readouterr().out)
     assert rc == 1
-    assert d["verdict"] == "invalid" and d["mistakes"][0]["code"] == "EXPLAIN-START-MISALIGNED"
+    assert d["verdict"] == "invalid"
+    assert d["mistakes"][0]["code"] == "EXPLAIN-START-MISALIGNED"
     assert d["corrected"]["value"] == f"{encode(0x100, 16, 1024, '128B', 2):#018x}"
     assert d["descriptor"]["fields"]["sbo"] == {"bits": [45, 32], "raw": 64, "shift": 4,
                                                  "spec_id": "stride_byte_offset"}
     assert d["checks"]["phase"] == {"ok": False, "hardware": 256, "tile": 0}
-    assert len(d["reads"]["offsets"]) == 64 and len(d["reads"]["offsets"][0]) == 16
+    assert len(d["reads"]["offsets"]) == 64
+    assert len(d["reads"]["offsets"][0]) == 16
     assert "gpu.hypothesis[base_offset]" in d["mistakes"][0]["evidence"]
 
 
@@ -304,7 +316,8 @@ def test_cli_valid_descriptor_exits_0_and_draws_svg(tmp_path: Path,
     svg = tmp_path / "a.svg"
     rc = main(["explain", "descriptor", hex(encode(0, 16, 1024, "128B")), "--dtype", "bf16",
                "--major", "K", "--mn", "64", "--k", "16", "--svg", str(svg), "--no-grid"])
-    assert rc == 0 and "verdict: valid operand" in capsys.readouterr().out
+    assert rc == 0
+    assert "verdict: valid operand" in capsys.readouterr().out
     rects = ET.fromstring(svg.read_text()).findall(".//{http://www.w3.org/2000/svg}rect")
     assert len(rects) == 1 + 64 * 16
 
@@ -320,7 +333,9 @@ def test_cli_marks_aliased_cells(tmp_path: Path) -> None:
 def test_cli_refuses_register_a(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["explain", "descriptor", "0x0", "--instr", INSTR + ":RS", "--operand", "A"])
     err = capsys.readouterr().err
-    assert rc == 2 and "EXPLAIN-RS-OPERAND" in err and "registers" in err
+    assert rc == 2
+    assert "EXPLAIN-RS-OPERAND" in err
+    assert "registers" in err
 
 
 # --- CuTe layouts -> descriptors -----------------------------------------------------------------
@@ -357,13 +372,15 @@ def test_bf16_swizzle_units_are_checked_not_assumed() -> None:
     assert (README_LAYOUT, "bytes") in fixes
     three = synthesize(SPEC, "Swizzle<3,3,3> o 0 o ((8,8),64):((64,512),1)", op,
                        swizzle_unit="elements")
-    assert isinstance(three, Synthesis) and three.desc.value == encode(0, 16, 1024, "128B")
+    assert isinstance(three, Synthesis)
+    assert three.desc.value == encode(0, 16, 1024, "128B")
     # 8-bit elements are bytes: both readings agree
     fp8 = resolve(SPEC, instr="wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3", operand="A")
     text = "Swizzle<3,4,3> o 0 o ((8,8),128):((128,1024),1)"
     for unit in ("bytes", "elements"):
         got = synthesize(SPEC, text, fp8, swizzle_unit=unit)
-        assert isinstance(got, Synthesis) and got.desc.swizzle == "128B", unit
+        assert isinstance(got, Synthesis), unit
+        assert got.desc.swizzle == "128B", unit
 
 
 def test_mn_major_tile_is_found_with_imm_trans() -> None:
@@ -393,7 +410,8 @@ def test_a_layout_no_descriptor_reads_is_refused_with_a_nearby_one(text: str, re
     got = synthesize(SPEC, text, a_operand())
     assert isinstance(got, Refusal)
     assert any(reason in r for r in got.reasons), got.reasons
-    assert got.closest is not None and got.closest["mismatches"] > 0
+    assert got.closest is not None
+    assert got.closest["mismatches"] > 0
     assert suggested in {s["layout"] for s in got.suggestions}
 
 
@@ -433,12 +451,16 @@ def test_cli_layout(capsys: pytest.CaptureFixture[str]) -> None:
     rc = main(["explain", "layout", README_LAYOUT, "--dtype", "bf16", "--major", "K",
                "--swizzle-unit", "elements", "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert rc == 1 and d["ok"] is False and d["swizzle_on_bytes"] == "Swizzle<3,5,3>"
+    assert rc == 1
+    assert d["ok"] is False
+    assert d["swizzle_on_bytes"] == "Swizzle<3,5,3>"
     rc = main(["explain", "layout", README_LAYOUT, "--dtype", "f16", "--mn", "64", "--k", "16",
                "--json"])
     d = json.loads(capsys.readouterr().out)
-    assert rc == 0 and d["descriptor"] == f"{encode(0, 16, 1024, '128B'):#018x}"
-    assert len(d["blocks"]) == 4 and d["major"] == "K"
+    assert rc == 0
+    assert d["descriptor"] == f"{encode(0, 16, 1024, '128B'):#018x}"
+    assert len(d["blocks"]) == 4
+    assert d["major"] == "K"
 
 
 # --- the proofs ---------------------------------------------------------------------------------

@@ -53,7 +53,8 @@ def test_a_collision_is_named_in_coordinate_order() -> None:
     assert len(collisions) >= 4
     for r in collisions:
         points = r.fields["counterexample"]["points"]
-        assert len(points) == 2 and points[0]["address"] == points[1]["address"], r.id
+        assert len(points) == 2, r.id
+        assert points[0]["address"] == points[1]["address"], r.id
         assert (points[0]["mn"], points[0]["k"]) < (points[1]["mn"], points[1]["k"]), r.id
 
 
@@ -86,7 +87,8 @@ def test_named_in_order_orders_a_collision_and_leaves_other_pairs_alone() -> Non
     from ptxconf.oracle.proofs.render import Point, named_in_order
 
     a, b = Point((0, 8), "K", 16, 256), Point((1, 0), "K", 16, 256)
-    assert named_in_order(b, a) == (a, b) and named_in_order(a, b) == (a, b)
+    assert named_in_order(b, a) == (a, b)
+    assert named_in_order(a, b) == (a, b)
     c = Point((0, 0), "K", 16, 512)  # not a collision: the order given carries meaning
     assert named_in_order(b, c) == (b, c)
 
@@ -148,7 +150,8 @@ def test_broken_swizzle_is_refuted(tmp_path: Path) -> None:
     result = _run_case(spec, "proof.swizzle_bijective[wgmma/canonical_layouts:K_SW128]")
     assert result.fields["proof_status"] == "refuted"
     assert result.status is Status.DISCREPANCY
-    assert "Swizzle<3,4,2> is not" in result.message and "0x" in result.message
+    assert "Swizzle<3,4,2> is not" in result.message
+    assert "0x" in result.message
     printed = ast.literal_eval(_run_reproduce(result.fields["reproduce"]))
     cex = result.fields["counterexample"]
     if "y" in cex:  # two addresses with one image
@@ -176,7 +179,8 @@ def test_wrong_repeat_bytes_is_a_discrepancy(tmp_path: Path) -> None:
     result = _run_case(spec, "proof.base_alignment[wgmma/base_offset:base_offset.64B]")
     assert result.fields["proof_status"] == "refuted"
     assert result.status is Status.DISCREPANCY
-    assert "repeats every 512 B" in result.message and "the table says 256 B" in result.message
+    assert "repeats every 512 B" in result.message
+    assert "the table says 256 B" in result.message
     swizzled, expected = _run_reproduce(result.fields["reproduce"]).split()
     assert swizzled != expected
 
@@ -213,12 +217,14 @@ def test_probes_replay_through_the_oracle(probes) -> None:
                           else "as_documented")
             mn, k = p.coord
             got.append(smem_offsets(spec, q)[mn][k])
-        assert tuple(got) == p.addresses and got[0] != got[1], p
+        assert tuple(got) == p.addresses, p
+        assert got[0] != got[1], p
 
 
 def test_roles_probe_is_valid_under_both_readings(probes) -> None:
     p = _probe(probes, "mn_lbo_sbo_roles", "MN_SW128", "f16")
-    assert p.distinguishable and p.lbo_bytes != p.sbo_bytes
+    assert p.distinguishable
+    assert p.lbo_bytes != p.sbo_bytes
     assert min(p.lbo_bytes, p.sbo_bytes) >= 1024, p
 
 
@@ -227,5 +233,6 @@ def test_unknown_never_passes() -> None:
                  if c.id == "proof.layout_injective[wgmma/canonical_layouts:K_INTER]")
     result = run_claim(claim, timeout_s=1e-9)
     assert result.fields["proof_status"] == "unknown"
-    assert result.status is Status.UNKNOWN and result.status.failing
+    assert result.status is Status.UNKNOWN
+    assert result.status.failing
     assert "timeout" in result.message

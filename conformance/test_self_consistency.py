@@ -66,7 +66,8 @@ def test_known_finding_is_matched_on_fields_not_text() -> None:
 def test_dotted_finding_fields_reach_nested_fields() -> None:
     cid = "proof.layout_injective[wgmma/canonical_layouts:K_SW32]"
     known = explain(cid)
-    assert known is not None and any("." in k for k in known.fields)
+    assert known is not None
+    assert any("." in k for k in known.fields)
     nested: dict[str, dict[str, object]] = {}
     for key, value in known.fields.items():
         head, _, tail = key.partition(".")
