@@ -117,7 +117,8 @@ def test_the_readme_index_is_current() -> None:
     if updating():
         README.write_text(head + table + tail, encoding="utf-8")
         return
-    assert BEGIN in text and END in text, f"{README} lacks the module index markers"
+    assert BEGIN in text, f"{README} lacks the module index's first marker"
+    assert END in text, f"{README} lacks the module index's last marker"
     assert text == head + table + tail, ("conformance/README.md's module index is out of date: "
                                          "PTXCONF_UPDATE_GOLDEN=1 python -m pytest "
                                          "conformance/test_module_index.py")
