@@ -22,15 +22,35 @@ SPEC = default_spec()
 CTX = RunContext(gpu="off", proof_timeout_s=30.0)
 
 
+#: Providers whose every case is a Z3 proof or an NVRTC compile (seconds, not milliseconds): by
+#: default one case of each claim family (the id before "[") runs; the rest are marked slow.
+SWEPT = {"proofs", "assembler-witness"}
+#: Why a swept case is slow, and which fast test covers its behaviour by default.
+SWEEP_REASON = ("a full proof or compile sweep (tox -e slow): by default the first case of its "
+                "family runs here, and `check` runs its family in test_interrupts and "
+                "test_install_parity")
+
+
+def _sweep_marks(prov_name: str, case_id: str, seen: set[str]) -> list[pytest.MarkDecorator]:
+    """The slow mark for every case of a swept provider but the first of its family."""
+    family = case_id.split("[", 1)[0]
+    if prov_name not in SWEPT or family not in seen:
+        seen.add(family)
+        return []
+    return [pytest.mark.slow(reason=SWEEP_REASON)]
+
+
 def _params() -> list[object]:
     out: list[object] = []
+    seen: set[str] = set()
     for prov in REGISTRY:
         if prov.gpu:
             continue
         marks = [pytest.mark.z3] if prov.name == "proofs" else []
         why = prov.problem()
         if why is None:
-            out += [pytest.param(c, id=c.id, marks=marks) for c in prov.load(SPEC, CTX)]
+            out += [pytest.param(c, id=c.id, marks=[*marks, *_sweep_marks(prov.name, c.id, seen)])
+                    for c in prov.load(SPEC, CTX)]
             continue
         # the dependency is missing: each case skips by id (nothing that could run is built)
         marks.append(pytest.mark.skip(reason=why))

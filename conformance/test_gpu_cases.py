@@ -73,8 +73,14 @@ H100_READING = tuple(i for i in GPU_IDS if i.startswith("gpu.mistake[start_misal
 # --- kernels compile ----------------------------------------------------------------------
 
 
+#: Why all but the first compile batch are slow, and what covers them by default.
+COMPILE_SWEEP = ("the full NVRTC compile sweep (tox -e slow, and on GPU nodes): by default the "
+                 "first batch compiles here and gpu.compile's first case runs against the model")
+
+
 @needs_nvrtc
-@pytest.mark.parametrize("key", list(PLAN.wgmma_batches), ids=str)
+@pytest.mark.parametrize("key", [pytest.param(k, marks=[pytest.mark.slow(reason=COMPILE_SWEEP)] * (n > 0))
+                                 for n, k in enumerate(PLAN.wgmma_batches)], ids=str)
 def test_wgmma_case_kernels_compile(key: str) -> None:
     vs = PLAN.wgmma_batches[key]
     r = build.compile_wgmma_cubin(vs)
@@ -293,7 +299,27 @@ EMULATED_IDS = [i for i in GPU_IDS if i not in H100_READING and (
         parse_wgmma(SPEC, i[len(plan.CHECK_VARIANT) + 1:].split(":")[0])))]
 
 
-@pytest.mark.parametrize("case_id", EMULATED_IDS)
+#: The families whose cases each compile kernels (seconds each): by default the first case of
+#: each runs against the model; the rest are slow.
+SWEPT_FAMILIES = ("gpu.compile[", plan.CHECK_VARIANT + "[")
+EMULATED_SWEEP = ("a compile-bound variant or batch case (tox -e slow): by default the first "
+                  "case of its family runs against the model, and every family fails against a "
+                  "wrong model (test_a_wrong_model_fails_the_family)")
+
+
+def _emulated_params() -> list[Any]:
+    seen: set[str] = set()
+    out = []
+    for i in EMULATED_IDS:
+        family = next((f for f in SWEPT_FAMILIES if i.startswith(f)), None)
+        slow = family is not None and family in seen
+        if family is not None:
+            seen.add(family)
+        out.append(pytest.param(i, id=i, marks=[pytest.mark.slow(reason=EMULATED_SWEEP)] * slow))
+    return out
+
+
+@pytest.mark.parametrize("case_id", _emulated_params())
 def test_gpu_case_passes_against_the_documented_model(emulated: dict[str, Case],
                                                       case_id: str) -> None:
     c = emulated[case_id]
