@@ -10,6 +10,7 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from ptxconf.app.cli import main
 
@@ -37,7 +38,7 @@ ARGV = st.tuples(st.sampled_from(COMMANDS),
     lambda t: [*t[0], *t[1]])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(argv=ARGV)
 def test_any_command_line_ends_cleanly(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
     try:

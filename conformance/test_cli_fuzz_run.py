@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from ptxconf.app.cli import main
 from ptxconf.app.report import load_results, write_set
@@ -115,7 +116,7 @@ def _ends_cleanly(argv: list[str], code: int, err: str) -> None:
             argv, err)
 
 
-FUZZ = settings(max_examples=60, deadline=None,
+FUZZ = settings(max_examples=budget(60), deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 

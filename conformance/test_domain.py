@@ -18,6 +18,7 @@ import pytest
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from ptxconf.app.cli import main
 from ptxconf.oracle import canonical
@@ -171,7 +172,7 @@ def test_mn_extent_past_whole_repeats(cli) -> None:
 ROWS = [(major, swz) for major in ("K", "MN") for swz in ("none", "32B", "64B", "128B")]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.sampled_from(ROWS), st.sampled_from(["f16", "bf16", "tf32", "e4m3", "b1"]),
        st.integers(1, 3), st.integers(1, 4), st.data())
 def test_restricted_map_equals_the_full_map_on_the_sub_range(row, dtype, m, kmul, data) -> None:

@@ -15,6 +15,7 @@ import pytest
 from case_outcomes import raises_naming
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from ptxconf.oracle import fragments as F
 from ptxconf.oracle.fragments import FragmentMapError, _first_fault, check_bijection, fragment_map
@@ -66,7 +67,7 @@ def _says(check, fmap) -> str | None:
     return None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(operand=st.sampled_from(sorted(MAPS)), data=st.data())
 def test_whole_array_check_agrees_with_the_entry_loop(operand: str, data) -> None:
     fmap = MAPS[operand]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from ptxconf.app.cli import main
 from ptxconf.core.results import SCHEMA_VERSION
@@ -38,7 +39,7 @@ def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str) -> tuple
     return code, err, sorted(out.glob("*")) if out.exists() else []
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(doc=DOCUMENT)
 def test_any_json_is_rendered_or_refused_in_one_line(tmp_path: Path, capsys, doc) -> None:
     code, err, written = _run(tmp_path, capsys, json.dumps(doc))

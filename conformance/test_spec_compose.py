@@ -14,6 +14,7 @@ import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import budget
 
 from ptxconf.oracle.lint.base import RawDocument, SpecError
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, load_spec, spec_files
@@ -78,7 +79,7 @@ _VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4)
                        | st.dictionaries(_KEYS, inner, max_size=4), max_leaves=20)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(150), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=5),
        flow=st.sampled_from([None, True, False]))
 def test_drawn_documents_read_as_safe_load_reads_them(tmp_path: Path, value: dict,
