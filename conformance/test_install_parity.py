@@ -63,10 +63,12 @@ def _env(cache: Path | None = None, pythonpath: Path | None = None) -> dict[str,
     return env
 
 
-def _check(cwd: Path, report: Path, env: dict[str, str]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """`python -m ptxconf check --gpu off --json` run in `cwd`: its JSON summary and the spec it
-    names (the JSON's `spec`, else the report's results.json meta)."""
-    proc = subprocess.run([sys.executable, "-m", "ptxconf", "check", "--gpu", "off", "--json",
+def _check(cwd: Path, report: Path, env: dict[str, str], only: str | None = None
+           ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """`python -m ptxconf check --gpu off --json` (with `--only`, where given) run in `cwd`: its
+    JSON summary and the spec it names (the JSON's `spec`, else the report's results.json meta)."""
+    select = ["--only", only] if only else []
+    proc = subprocess.run([sys.executable, "-m", "ptxconf", "check", "--gpu", "off", "--json", *select,
                            "--report-dir", str(report)], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=900)
     said = f"in {cwd}: exit {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
@@ -128,19 +130,24 @@ def _imported_from(verbose_stderr: str) -> list[Path]:
     return [Path(f).resolve() for f in found]
 
 
-@pytest.mark.slow
+@pytest.mark.parametrize("only", [
+    pytest.param("spec.lint[", id="spec-lint"),
+    pytest.param(None, id="whole", marks=pytest.mark.slow(
+        reason="the whole main job cold, three times (about a minute on two cores); [spec-lint] "
+               "runs the same comparison by default on the spec lint cases, and test_cases.py "
+               "every CPU case in-process (a sample of each proof and witness family)"))])
 def test_check_passes_on_the_same_spec_from_the_checkout_from_outside_and_from_the_wheel_alone(
-        tmp_path: Path) -> None:
+        tmp_path: Path, only: str | None) -> None:
     cache, outside = tmp_path / "cache", tmp_path / "outside"
     outside.mkdir()
     assert not outside.is_relative_to(ROOT)
 
-    root_out, root_spec = _check(ROOT, tmp_path / "report-root", _env(cache))
+    root_out, root_spec = _check(ROOT, tmp_path / "report-root", _env(cache), only)
     assert root_spec["origin"] == "checkout", root_spec
     assert Path(root_spec["root"]) == ROOT / "spec", root_spec
     assert Path(root_spec["findings"]) == ROOT / "spec" / "findings.yaml", root_spec
 
-    out, spec = _check(outside, tmp_path / "report-outside", _env(cache))
+    out, spec = _check(outside, tmp_path / "report-outside", _env(cache), only)
     assert spec["origin"] == "bundled", spec
     assert Path(spec["root"]).resolve() == PACKAGE / "spec", spec
     assert Path(spec["findings"]).resolve() == PACKAGE / "spec" / "findings.yaml", spec
@@ -153,7 +160,7 @@ def test_check_passes_on_the_same_spec_from_the_checkout_from_outside_and_from_t
     # elsewhere (an editable install) the wheel is built and run from its unpacked files.
     if EXPECT_INSTALL != "wheel":
         site = _unpacked_wheel(tmp_path / "wheel")
-        out, spec = _check(outside, tmp_path / "report-wheel", _env(cache, pythonpath=site))
+        out, spec = _check(outside, tmp_path / "report-wheel", _env(cache, pythonpath=site), only)
         assert spec["origin"] == "bundled", spec
         assert Path(spec["root"]).resolve() == (site / "ptxconf" / "spec").resolve(), spec
     assert spec["sha256"] == root_spec["sha256"]
