@@ -103,7 +103,6 @@ def test_bad_arguments_give_one_line_with_a_usage_hint_and_exit_2(capsys) -> Non
     assert err.rstrip().endswith("(see ptxconf oracle descriptor encode --help)")
 
 
-@pytest.mark.slow
 def test_only_that_matches_nothing_is_an_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--gpu", "off", "--only", "zzz-no-such-case"]) == 2
     err = capsys.readouterr().err.strip().splitlines()

@@ -9,6 +9,7 @@ import json
 import shutil
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -107,8 +108,20 @@ def test_progress_and_summary_figures() -> None:
                              "file": {"mutants": 1, "killed": 1, "survived": 0}}
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("mutant", SAMPLE, ids=[m.label for m in SAMPLE])
+def _sample_params() -> list[Any]:
+    """The sample, the first mutant of each kind in the default run, the rest slow."""
+    kinds: set[str] = set()
+    out = []
+    for m in SAMPLE:
+        slow = m.kind in kinds
+        kinds.add(m.kind)
+        out.append(pytest.param(m, id=m.label, marks=[pytest.mark.slow(
+            reason="a check run on a mutated spec copy (seconds each): the first mutant of "
+                   "its kind runs by default")] * slow))
+    return out
+
+
+@pytest.mark.parametrize("mutant", _sample_params())
 def test_a_sample_of_each_kind_is_killed(tmp_path: Path, mutant: Mutant) -> None:
     scratch = tmp_path / "spec"
     shutil.copytree(DEFAULT_SPEC_DIR, scratch)
@@ -116,7 +129,9 @@ def test_a_sample_of_each_kind_is_killed(tmp_path: Path, mutant: Mutant) -> None
     assert killed_by(scratch) is not None, f"{mutant.label} survived: a value nothing checks"
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="ten mutants through a pool of two jobs (minutes on two cores): a "
+                          "mutant killed is covered by test_a_sample_of_each_kind_is_killed, the "
+                          "report's figures by test_progress_and_summary_figures")
 def test_a_pool_of_jobs_runs_and_reports(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["--kind", "row", "--only", "wgmma/swizzle_atoms.yaml", "--only",
                  "wmma/storage_rules.yaml", "-j", "2", "--json"])

@@ -136,7 +136,10 @@ def _lost_one_only(results: list) -> None:
     assert all(r.status in (Status.PASS, Status.DISCREPANCY) for r in results if r not in lost)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="proves the slow claims with one worker (seconds): a lost worker's "
+                          "claim is covered by default by test_a_closed_pool_ends_every_wait "
+                          "(proof_lost, UNKNOWN) and the dispatcher's unit tests "
+                          "(test_oracle_mutants_proofs_pool.py)")
 def test_a_worker_killed_mid_claim_loses_that_claim_only(monkeypatch) -> None:
     """SIGKILL the one worker while it proves: the claim it held comes back UNKNOWN
     (`proof_lost`) at once, and every other claim is still proved by the worker put in its
@@ -146,7 +149,8 @@ def test_a_worker_killed_mid_claim_loses_that_claim_only(monkeypatch) -> None:
     _lost_one_only(results)
 
 
-@pytest.mark.slow
+@pytest.mark.slow(reason="waits out a 5 s budget: covered by default by "
+                          "test_a_closed_pool_ends_every_wait and the dispatcher's unit tests")
 def test_a_worker_that_stops_answering_is_killed_and_loses_its_claim_only(monkeypatch) -> None:
     """SIGSTOP the one worker: past its claim's budget (5 s) and the extra (1 s) it is killed,
     the claim is UNKNOWN, and a new worker proves the rest."""

@@ -227,7 +227,6 @@ def test_write_reports_paths(tmp_path: Path, run: dict[str, Any]) -> None:
     assert meta == run["meta"]
 
 
-@pytest.mark.slow
 def test_committed_h100_evidence_renders_under_2_mb() -> None:
     results, meta = load_results(EVIDENCE)
     assert len(results) > 1500
