@@ -119,7 +119,7 @@ def test_signals_and_lost_proof_workers_stay_quiet_under_a_cpu_hog(tmp_path: Pat
     pool's lost-worker tests (a worker SIGKILLed or SIGSTOPped mid-claim) run under the same
     load with output uncaptured, so a child's traceback would show. The default run covers
     this behaviour unloaded: test_a_signal_stops_the_run_and_keeps_what_completed (both
-    signals) and test_proof_pool.py's test_a_lost_worker_* (fast)."""
+    signals, on a --only subset) and test_proof_pool.py's test_a_closed_pool_ends_every_wait."""
     hogs = _hog(2 * (os.cpu_count() or 2))
     try:
         for i in range(int(os.environ.get("PTXCONF_STRESS_RUNS", "1"))):
