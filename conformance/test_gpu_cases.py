@@ -302,6 +302,9 @@ EMULATED_IDS = [i for i in GPU_IDS if i not in H100_READING and (
 #: The families whose cases each compile kernels (seconds each): by default the first case of
 #: each runs against the model; the rest are slow.
 SWEPT_FAMILIES = ("gpu.compile[", plan.CHECK_VARIANT + "[")
+#: The shared-memory map cases (hundreds, one per instruction, operand and layout): by default
+#: the first instruction of each operand and layout.
+SMEM_MAP = "gpu.smem_map["
 EMULATED_SWEEP = ("a compile-bound variant or batch case (tox -e slow): by default the first "
                   "case of its family runs against the model, and every family fails against a "
                   "wrong model (test_a_wrong_model_fails_the_family)")
@@ -312,6 +315,8 @@ def _emulated_params() -> list[Any]:
     out = []
     for i in EMULATED_IDS:
         family = next((f for f in SWEPT_FAMILIES if i.startswith(f)), None)
+        if i.startswith(SMEM_MAP):  # one instruction per operand and layout
+            family = SMEM_MAP + i.rstrip("]").split(":", 1)[1]
         slow = family is not None and family in seen
         if family is not None:
             seen.add(family)
