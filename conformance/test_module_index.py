@@ -1,7 +1,8 @@
 """Where the tests of each source module are: conformance/README.md's index, kept true.
 
-A module's tests are the test files that import it, and, for a module exercised through the
-command line or the provider registry rather than imported (`THROUGH`), the files named there.
+A module's tests are the test files that import it (themselves or through the shared helper
+modules they use), and, for a module exercised through the command line or the provider registry
+rather than imported (`THROUGH`), the files named there.
 Every source module has at least one; the README's index is this table, regenerated with
 
     PTXCONF_UPDATE_GOLDEN=1 python -m pytest conformance/test_module_index.py
@@ -82,14 +83,36 @@ def _imports(tree: ast.AST, known: set[str]) -> set[str]:
     return found
 
 
+def _local_imports(tree: ast.AST, helpers: set[str]) -> set[str]:
+    """The conformance helper modules (case_outcomes, scratch_spec, ...) a file imports."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in helpers}
+        elif isinstance(node, ast.ImportFrom) and node.module in helpers:
+            found.add(node.module)
+    return found
+
+
 def module_index() -> dict[str, list[str]]:
-    """Source module -> the test files of it, sorted."""
+    """Source module -> the test files of it (their own imports and those of the helper modules
+    they use), sorted."""
     modules = source_modules()
     known = set(modules)
+    trees = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in HERE.glob("*.py")}
+    helpers = {name for name in trees if not name.startswith("test_") and name != "conftest"}
+
+    def reached(name: str, seen: set[str]) -> set[str]:
+        seen.add(name)
+        out = _imports(trees[name], known)
+        for helper in _local_imports(trees[name], helpers) - seen:
+            out |= reached(helper, seen)
+        return out
+
     index: dict[str, set[str]] = {m: set(THROUGH.get(m, ())) for m in modules}
-    for test in sorted(HERE.glob("test_*.py")):
-        for module in _imports(ast.parse(test.read_text(encoding="utf-8")), known):
-            index[module].add(test.name)
+    for name in sorted(n for n in trees if n.startswith("test_")):
+        for module in reached(name, set()):
+            index[module].add(f"{name}.py")
     return {m: sorted(files) for m, files in index.items()}
 
 
