@@ -137,7 +137,7 @@ def test_signals_and_lost_proof_workers_stay_quiet_under_a_cpu_hog(tmp_path: Pat
                               capture_output=True, text=True, timeout=600)
         told = pool.stdout + pool.stderr
         assert pool.returncode == 0, told
-        assert " 2 passed" in told, told
+        assert "2 passed" in told, told
         assert "Traceback" not in told, told
     finally:
         for hog in hogs:
