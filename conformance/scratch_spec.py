@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ptxconf.oracle.lint import RawDocument, SpecError
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, lint_file, load_spec
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, Spec, default_spec, lint_file, load_spec
 
 #: The blank valid-N cell of the k32 .f16 accumulator (the finding k32-f16-valid-n-blank of
 #: spec/findings.yaml), and the same cell filled with the f32 row's N (8..256 step 8, which the
@@ -114,3 +114,12 @@ def lint_text(folder: Path, text: str | bytes, rule: str | None = None) -> list[
     for e in errors:
         assert e.path == str(path), str(e)
     return [e for e in errors if rule is None or e.rule == rule]
+
+
+def default_row_replaced(kind: str, row_id: str, **changes: object) -> Spec:
+    """The bundled spec with one row (of the records class named `kind`, by id) changed in
+    memory, past the load-time rules (replaced_row)."""
+    from ptxconf.oracle import records
+
+    spec = default_spec()
+    return replaced_row(spec, spec.get(getattr(records, kind), row_id).key, **changes)
