@@ -1,6 +1,6 @@
 """What a probe's reading got wrong, rendered (oracle/diffs.py): `diff_grid`'s counts, first and
 last cells, samples and window, NaN cells, `Diff`'s message and details, cell formats and
-fingerprints. The message's and the window heading's wording: messages_oracle.py's diffs.*.
+fingerprints. The message's and the window heading's wording: messages_oracle_judging.py's diffs.*.
 
 `diffs` renders what a probe's reading got wrong; its contract (the module and function
 docstrings) is worked here by hand on small grids, and every expected value below is written
@@ -32,7 +32,7 @@ NAN = float("nan")
 
 
 def _names(message: str, *values: str) -> bool:
-    """The message names each of `values` (its wording: messages_oracle.py's diffs.*)."""
+    """The message names each of `values` (its wording: messages_oracle_judging.py's diffs.*)."""
     missing = [v for v in values if v not in message]
     assert not missing, f"{message!r} does not name {missing}"
     return True

@@ -41,7 +41,7 @@ def _encode_args(**kw) -> dict:
 
 def _refusal(call, code: str, *values: str) -> DomainError:
     """The DomainError `call()` raises: its rule is `code` and its message names each of `values`
-    (the wording: messages_oracle.py's domain.*)."""
+    (the wording: messages_oracle_judging.py's domain.*)."""
     with raises_naming(DomainError, *values) as info:
         call()
     assert info.value.code == code

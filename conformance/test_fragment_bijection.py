@@ -86,7 +86,7 @@ def test_whole_array_check_agrees_with_the_entry_loop(operand: str, data) -> Non
 
 
 # --- a hand-made 1 x 2 tile: each fault named, with the slots and elements it is about --------
-# (the wording: messages_oracle.py's fragments.*)
+# (the wording: messages_oracle_algebra.py's fragments.*)
 
 D_F32 = "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16"
 

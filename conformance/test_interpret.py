@@ -1,6 +1,6 @@
 """Element values of the probes (oracle/interpret.py): element encodings, exact ranges, random
 operands, the discovery coding and the host arithmetic, and what encoding refuses (the wording:
-messages_oracle.py's interpret.*). The placement model (offsets, strides, place/gather,
+messages_oracle_algebra.py's interpret.*). The placement model (offsets, strides, place/gather,
 registers, wmma) is test_interpret_placement.py's.
 
 Expected values are worked by hand, never read from the code under test:
@@ -128,7 +128,7 @@ def test_encode_reads_values_of_any_float_width() -> None:
 ])
 def test_encode_refusals_name_the_value(dtype: str, values: list, named: tuple[str, ...]) -> None:
     """The message starts with the type and names the value or the range, and which refusal it
-    is (finite, representable, range, non-integer; the wording: messages_oracle.py's
+    is (finite, representable, range, non-integer; the wording: messages_oracle_algebra.py's
     interpret.*)."""
     with raises_naming(ValueError, *named) as info:
         I.encode(SPEC, dtype, values)

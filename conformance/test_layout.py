@@ -1,7 +1,7 @@
 """CuTe layouts (oracle/algebra/layout.py, and UnitLayout's unit changes): calling and indexing,
 by-mode divide and product against pycute, complement, composition, the inverses,
 make_ordered_layout, blocked_product and tile_to_shape, each with what it refuses (the wording:
-messages_oracle.py's layout.*); the algebra's properties are test_algebra.py's.
+messages_oracle_algebra.py's layout.*); the algebra's properties are test_algebra.py's.
 
 Expected values come from pycute (CUTLASS's reference Python CuTe: by-mode logical_divide,
 logical_product and zipped_divide keep the modes a short tuple tiler does not reach), from

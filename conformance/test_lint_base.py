@@ -3,7 +3,7 @@ a second document, keys that are not strings, duplicate keys, malformed YAML, wh
 read) and how big and deep a file may be (SPEC-SIZE), each on the line it is about.
 
 Every expected line is counted by hand in the YAML snippet under test (1-based); each report is
-asserted by its line and rule and the values its message names (the wording: messages_oracle.py's
+asserted by its line and rule and the values its message names (the wording: messages_oracle_lint.py's
 lint.*); none is computed by the linter.
 """
 

@@ -3,7 +3,7 @@ letters, digits, '_', '.', '-', unique in its file, and, where the kind derives 
 row's fields, the id the fields give (across files: test_lint_refs.py).
 
 Every expected line is counted by hand in the YAML snippet under test (1-based); each report is
-asserted by its line and rule and the values its message names (the wording: messages_oracle.py's
+asserted by its line and rule and the values its message names (the wording: messages_oracle_lint.py's
 lint.*).
 """
 

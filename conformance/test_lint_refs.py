@@ -4,7 +4,7 @@ across files (within one file is SPEC-ID of the file's own lint); SPEC-REF, a na
 Expected values come from the rule's documented semantics (its module's and functions'
 docstrings), the `path:line: RULE - message` format (oracle/lint/base.py) and hand-made YAML
 snippets whose lines are counted by hand; each error is asserted by its path, line and rule and
-the values its message names (the wording: messages_oracle.py's lint.*)."""
+the values its message names (the wording: messages_oracle_lint.py's lint.*)."""
 
 from __future__ import annotations
 

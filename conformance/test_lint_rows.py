@@ -5,7 +5,7 @@ own rule: exactly that many); the error sits on the pin's line (or the source bl
 Expected values come from the rule's documented semantics (its module's and functions'
 docstrings), the `path:line: RULE - message` format (oracle/lint/base.py) and hand-made YAML
 snippets whose lines are counted by hand; each error is asserted by its path, line and rule and
-the values its message names (the wording: messages_oracle.py's lint.*)."""
+the values its message names (the wording: messages_oracle_lint.py's lint.*)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ what `convert` names when a value is not of its field's type; a row keeps its co
 only where all of them converted.
 
 Every expected line is counted by hand in the YAML snippet under test (1-based); each report is
-asserted by its line and rule and the values its message names (the wording: messages_oracle.py's
+asserted by its line and rule and the values its message names (the wording: messages_oracle_lint.py's
 lint.*).
 """
 
@@ -79,7 +79,7 @@ def test_is_optional_only_for_unions_with_none() -> None:
 
 def test_convert_names_what_failed() -> None:
     """Each refusal starts with the path to the value that failed, then names what was expected
-    and what it got (the wording: messages_oracle.py's lint.convert_*)."""
+    and what it got (the wording: messages_oracle_lint.py's lint.convert_*)."""
     assert convert("x", int | str, "v") == "x"  # the second option of a union
     assert convert([1, None], tuple[int | None, ...], "v") == (1, None)
     assert convert({"a": 1}, dict[str, int], "codes") == {"a": 1}

@@ -3,7 +3,7 @@ source, rows), its source block's keys and their values, and `source.columns` (e
 the file's kind, with where its values come from).
 
 Every expected line is counted by hand in the YAML snippet under test (1-based); each report is
-asserted by its line and rule and the values its message names (the wording: messages_oracle.py's
+asserted by its line and rule and the values its message names (the wording: messages_oracle_lint.py's
 lint.*).
 """
 

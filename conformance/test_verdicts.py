@@ -1,6 +1,6 @@
 """How silicon's readings become verdicts (oracle/verdicts.py): agreement, compared diffs, the
 hypothesis, observation, unused-field, single-reading and base-offset verdicts, each asserted by
-status, code and fields and by the values its message names (the wording: messages_oracle.py's
+status, code and fields and by the values its message names (the wording: messages_oracle_judging.py's
 verdicts.*).
 
 Expected values come from the module's documented semantics (its docstrings: the documented
@@ -24,7 +24,7 @@ AGREES = "agrees"  # agreement(): "'agrees', or 'disagrees (n/size elements)'"
 
 
 def _names(message: str, *values: str) -> bool:
-    """The message names each of `values` (its wording: messages_oracle.py's verdicts.*)."""
+    """The message names each of `values` (its wording: messages_oracle_judging.py's verdicts.*)."""
     missing = [v for v in values if v not in message]
     assert not missing, f"{message!r} does not name {missing}"
     return True
