@@ -12,9 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.cli_parser import build_parser
-from ptxconf.app.command_io import UsageError
-from ptxconf.app.command_io import command_spec as _spec
-from ptxconf.app.command_io import emit as _emit
+from ptxconf.app.command_io import UsageError, command_spec, emit
 
 if TYPE_CHECKING:
     from ptxconf.core.results import Result
@@ -27,9 +25,9 @@ def cmd_spec(args: argparse.Namespace) -> int:
         from ptxconf.app.validate import cmd_validate  # the assembler stage's imports, only here
 
         return cmd_validate(args)
-    spec = _spec(args)
+    spec = command_spec(args)
     rows = [{"id": r.id, "file": r.file, "kind": r.KIND} for r in spec.rows]
-    _emit(args, rows, "\n".join(f"{r['file']}:{r['id']}  ({r['kind']})" for r in rows))
+    emit(args, rows, "\n".join(f"{r['file']}:{r['id']}  ({r['kind']})" for r in rows))
     return 0
 
 
@@ -61,7 +59,7 @@ def _fragment_table(instr: str, operand: str, entries: list[list[int]]) -> str:
 
 def cmd_oracle(args: argparse.Namespace) -> int:
     """oracle smem-offsets / descriptor / fragment."""
-    spec = _spec(args)
+    spec = command_spec(args)
     if args.oracle_cmd == "smem-offsets":
         from ptxconf.oracle.canonical import SmemQuery
         from ptxconf.oracle.domain import smem_answer
@@ -72,7 +70,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
         out = smem_answer(spec, q)  # DomainError (a ValueError): one line, exit 2
         text = _offset_table(out["offsets"])
         notes = "".join(f"# warning: {w['code']} - {w['message']}\n" for w in out["warnings"])
-        _emit(args, out,
+        emit(args, out,
               f"{notes}# {out['units']} from the descriptor start; rows mn, cols k\n{text}")
         return 0
     if args.oracle_cmd == "descriptor":
@@ -92,7 +90,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
             value = args.value
         fields = fmt.decode(value)
         payload: dict[str, Any] = {"value": f"{value:#018x}", "fields": fields}
-        _emit(args, payload, f"{value:#018x}\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items()))
+        emit(args, payload, f"{value:#018x}\n" + "\n".join(f"  {k}: {v}" for k, v in fields.items()))
         return 0
     from ptxconf.oracle.fragments import fragment_map
 
@@ -101,7 +99,7 @@ def cmd_oracle(args: argparse.Namespace) -> int:
     payload = {"instr": args.instr, "operand": args.operand,
                "columns": ["thread", "register", "subelement", "row", "col"],
                "entries": [list(e) for e in entries], "provenance": fmap.provenance}
-    _emit(args, payload, _fragment_table(args.instr, args.operand, [list(e) for e in entries]))
+    emit(args, payload, _fragment_table(args.instr, args.operand, [list(e) for e in entries]))
     return 0
 
 
@@ -141,7 +139,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         from ptxconf.app.lanes import prestart
 
         prestart()  # the lanes' fork server imports while the spec loads
-    spec = _spec(args)
+    spec = command_spec(args)
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict, proof_cache=not args.no_cache,
                       kernel_cache=not args.no_cache, gpus=args.gpus,
@@ -189,8 +187,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(text_summary(results, args.strict))
         raise
     code = exit_code(results, args.strict)
-    if args.json:  # through _emit, so the object names the spec used, as every command's does
-        _emit(args, {"summary": summarize(results), "exit_code": code, "seconds": meta["seconds"],
+    if args.json:  # through emit, so the object names the spec used, as every command's does
+        emit(args, {"summary": summarize(results), "exit_code": code, "seconds": meta["seconds"],
                      "report_dir": str(out_dir), "results": str(paths[0]),
                      "failing": [r.id for r in results if r.status.failing],
                      "discrepancies": [r.id for r in results if r.status is Status.DISCREPANCY]}, "")
@@ -234,7 +232,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     from ptxconf.core.results import Status
     from ptxconf.oracle.proofs.cases import proof_cases
 
-    spec = _spec(args)
+    spec = command_spec(args)
     rows = []
     closers: list[Callable[[], None]] = []
     workers = auto_proof_workers() if args.proof_workers is None else args.proof_workers
@@ -258,7 +256,7 @@ def cmd_prove(args: argparse.Namespace) -> int:
     order = {"error": 0, "unknown": 1, "refuted": 2, "proved": 3}
     rows.sort(key=lambda x: order.get(x["status"], 4))
     text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
-    _emit(args, {"results": rows}, text)
+    emit(args, {"results": rows}, text)
     return 1 if any(Status(x["result"]).failing for x in rows) else 0
 
 
@@ -300,7 +298,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     """Print timings (see ptxconf.app.bench)."""
     from ptxconf.app.bench import run_bench
 
-    return run_bench(_spec(args), as_json=args.json, out=args.out, naive=args.naive_sample,
+    return run_bench(command_spec(args), as_json=args.json, out=args.out, naive=args.naive_sample,
                      with_scaling=args.scaling)
 
 
@@ -308,14 +306,14 @@ def cmd_show(args: argparse.Namespace) -> int:
     """Draw an oracle answer (see ptxconf.app.show)."""
     from ptxconf.app.show import cmd_show as show
 
-    return show(args, _spec(args))
+    return show(args, command_spec(args))
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     """Explain a descriptor or a CuTe layout (see ptxconf.app.explain)."""
     from ptxconf.app.explain import cmd_explain as explain
 
-    return explain(args, _spec(args))
+    return explain(args, command_spec(args))
 
 
 COMMANDS = {"spec": cmd_spec, "oracle": cmd_oracle, "check": cmd_check, "prove": cmd_prove,

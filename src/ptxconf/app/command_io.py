@@ -21,7 +21,7 @@ def command_spec(args: argparse.Namespace) -> Spec:
     spec = load_chosen(choose_spec(getattr(args, "spec_dir", None), getattr(args, "findings", None)))
     args.spec_identity = identity(spec)
     if not getattr(args, "json", False):
-        print(identity_line(spec), flush=True)
+        print(identity_line(spec, args.spec_identity), flush=True)
     return spec
 
 

@@ -21,7 +21,7 @@ from ptxconf.core import interrupts
 from ptxconf.core.cases import case_id, execute, skipped
 from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result, Status
-from ptxconf.oracle.spec import Spec, identity, spec_sha256
+from ptxconf.oracle.spec import Spec, identity
 
 
 @dataclass
@@ -328,6 +328,7 @@ def _prepare_report(spec: Spec, done: list[Result]) -> None:
 
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
     """Who ran what, where."""
+    ident = identity(spec)
     return {
         "ptxconf_version": __version__,
         "started": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -339,8 +340,8 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
         "only": opts.only,
         "host": os.uname().nodename if hasattr(os, "uname") else "",
         "commit": _commit(),
-        "spec_sha256": spec_sha256(spec),
-        "spec": identity(spec),
+        "spec_sha256": ident["sha256"],
+        "spec": ident,
     }
 
 

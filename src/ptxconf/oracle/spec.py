@@ -144,9 +144,10 @@ def identity(spec: Spec) -> dict[str, str]:
             "findings": spec.findings.path}
 
 
-def identity_line(spec: Spec) -> str:
-    """The first line of a command's text output: which spec it used."""
-    ident = identity(spec)
+def identity_line(spec: Spec, ident: dict[str, str] | None = None) -> str:
+    """The first line of a command's text output: which spec it used (`ident`: its `identity`,
+    where the caller has it already; the hash reads every spec file)."""
+    ident = identity(spec) if ident is None else ident
     return (f"spec: {ident['root']} ({ident['origin']}, sha256 {ident['sha256'][:12]}; "
             f"{len(spec.findings.by_case)} known findings in {ident['findings']})")
 
