@@ -28,6 +28,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
+from ptxconf.core import interrupts
 from ptxconf.oracle.proofs.runner import ProofResult, prove
 from ptxconf.oracle.spec import Spec
 
@@ -91,9 +92,7 @@ def context() -> Any:
     started it already), else a spawned interpreter; never a fork of this threaded process.
     The fork server's children ignore SIGINT from their first instruction and end quietly
     where this process hangs up while starting one (`interrupts.fork_context`)."""
-    from ptxconf.core.interrupts import fork_context
-
-    return fork_context()
+    return interrupts.fork_context()
 
 
 class _Worker:
@@ -158,8 +157,6 @@ class ProofPool:
         """The claim's result, waited for; raises ProofLost when the pool was closed or the
         claim's worker was lost, WorkerError when the proof raised there, and `Interrupted`
         when the run got a signal."""
-        from ptxconf.core import interrupts
-
         with self._cond:
             self._wanted.discard(claim_id)
             last = not self._wanted
