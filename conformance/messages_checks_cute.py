@@ -6,15 +6,10 @@ golden_messages.py); the other checks' are messages_checks.py's."""
 
 from __future__ import annotations
 
-import atexit
-import shutil
-import tempfile
-from pathlib import Path
-
 from case_outcomes import run_case as _run
 from case_outcomes import run_module_case as _run_module
 from golden_messages import example
-from scratch_spec import edited_spec
+from scratch_spec import edited_scratch_spec
 
 from ptxconf.core.cases import Case
 from ptxconf.oracle.checks import (
@@ -25,14 +20,6 @@ from ptxconf.oracle.checks import (
 )
 from ptxconf.oracle.records import CuteLayout
 from ptxconf.oracle.spec import Spec, default_spec
-
-
-def _scratch() -> Path:
-    """A scratch folder for one example's copy of the spec, removed when the run ends."""
-    path = Path(tempfile.mkdtemp(prefix="ptxconf-messages-"))
-    atexit.register(shutil.rmtree, path, True)
-    return path
-
 
 SPEC = default_spec()
 ATOMS = "cute/mma_atoms"
@@ -66,9 +53,8 @@ def _the_variants_n_are_repeats_of_8_and_valid_n_at_k16() -> str:
 
 @example("cute.variants_n.a_variant_n_past_256_disagrees_with_the_fragment_table")
 def _a_variant_n_past_256_disagrees_with_the_fragment_table() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "variants_n_elems: [16, 32, 64, 128, 256]",
-                        "variants_n_elems: [16, 32, 64, 128, 256, 264]")
+    spec = edited_scratch_spec("cute/mma_atoms.yaml", "variants_n_elems: [16, 32, 64, 128, 256]",
+                               "variants_n_elems: [16, 32, 64, 128, 256, 264]")
     res = _run(cute_atoms.cases(spec), f"cute.variants_n[{ATOMS}:SM90_64x8.CLayout]")
     return res.message
 
@@ -90,52 +76,46 @@ def _the_64x8_clayout_holds_the_k16_accumulators_4_values() -> str:
 
 @example("cute.layout_major.a_value_stride_of_neither_mode_fails")
 def _a_value_stride_of_neither_mode_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", 'role: BLayout\n    layout: "(8,4):(1,8)"',
-                           'role: BLayout\n    layout: "(8,4):(1,2)"')
+    spec = edited_scratch_spec("cute/mma_atoms.yaml", 'role: BLayout\n    layout: "(8,4):(1,8)"',
+                               'role: BLayout\n    layout: "(8,4):(1,2)"')
     key = f"{ATOMS}:SM70_8x8x4.BLayout.TN"
     return _run(cute_atoms.cases(spec), f"cute.layout_major[{key}]").message
 
 
 @example("cute.clayout_repeat.an_sm90_clayout_at_a_k_of_no_accumulator_fails")
 def _an_sm90_clayout_at_a_k_of_no_accumulator_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "atom: SM90_64x128x16_F16F16F16F16_TN",
-                           "atom: SM90_64x128x24_F16F16F16F16_TN")
+    spec = edited_scratch_spec("cute/mma_atoms.yaml", "atom: SM90_64x128x16_F16F16F16F16_TN",
+                               "atom: SM90_64x128x24_F16F16F16F16_TN")
     key = f"{ATOMS}:SM90_64x128.CLayout"
     return _run(cute_atoms.cases(spec), f"cute.clayout_repeat[{key}]").message
 
 
 @example("cute.thread_count.a_thrid_of_an_architecture_with_no_layouts_fails")
 def _a_thrid_of_an_architecture_with_no_layouts_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "id: SM90_64x8.ThrID\n    atom: SM90_64x8x16",
-                           "id: SM90_64x8.ThrID\n    atom: SM80_64x8x16")
+    spec = edited_scratch_spec("cute/mma_atoms.yaml", "id: SM90_64x8.ThrID\n    atom: SM90_64x8x16",
+                               "id: SM90_64x8.ThrID\n    atom: SM80_64x8x16")
     key = f"{ATOMS}:SM90_64x8.ThrID"
     return _run(cute_atoms.cases(spec), f"cute.thread_count[{key}]").message
 
 
 @example("cute.mode_statement.a_mode_statement_of_neither_size_nor_stride_fails")
 def _a_mode_statement_of_neither_size_nor_stride_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, "cute/mode_statements.yaml", "mode: [0, 2], mode_size: 4, mode_stride: 32}",
-                           "mode: [0, 2]}")
+    spec = edited_scratch_spec("cute/mode_statements.yaml", "mode: [0, 2], mode_size: 4, mode_stride: 32}",
+                               "mode: [0, 2]}")
     key = "cute/mode_statements:SM90.C.warps"
     return _run(_statements(spec), f"cute.mode_statement[{key}]").message
 
 
 @example("cute.layout.an_id_that_names_no_atom_fails")
 def _an_id_that_names_no_atom_fails() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, ATOMS_FILE, "id: SM70_8x8x4.CLayout.f16", "id: Volta.CLayout.f16")
+    spec = edited_scratch_spec(ATOMS_FILE, "id: SM70_8x8x4.CLayout.f16", "id: Volta.CLayout.f16")
     key = f"{ATOMS}:Volta.CLayout.f16"
     return _run(cute_atoms.cases(spec), f"cute.layout[{key}]").message
 
 
 @example("cute.points_in_domain.a_point_on_the_row_past_the_last_lies_outside")
 def _a_point_on_the_row_past_the_last_lies_outside() -> str:
-    tmp_path = _scratch()
-    spec = edited_spec(tmp_path, ATOMS_FILE, "points: [[0, 4, 0, 8, 512]]", "points: [[0, 4, 64, 8, 512]]")
+    spec = edited_scratch_spec(ATOMS_FILE, "points: [[0, 4, 0, 8, 512]]", "points: [[0, 4, 64, 8, 512]]")
     key = f"{ATOMS}:SM90_64x128.CLayout"
     return _run(cute_points.cases(spec), f"cute.points_in_domain[{key}]").message
 

@@ -5,8 +5,10 @@ command chooses (ptxconf.oracle.locate)."""
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import shutil
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -55,6 +57,20 @@ def edited_spec(tmp_path: Path, file: str, old: str, new: str,
     for before, after in ((old, new), *also):
         replace_once(root / file, before, after)
     return load_spec(root)
+
+
+def scratch_folder() -> Path:
+    """A folder for code outside a test (no tmp_path), removed when the process ends."""
+    path = Path(tempfile.mkdtemp(prefix="ptxconf-scratch-"))
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+def edited_scratch_spec(file: str, old: str, new: str,
+                        also: Sequence[tuple[str, str]] = ()) -> Spec:
+    """`edited_spec` in a scratch folder of its own (for the message examples, which run
+    outside a test)."""
+    return edited_spec(scratch_folder(), file, old, new, also)
 
 
 def without_finding(findings: Path, name: str, dest: Path | None = None) -> Path:
