@@ -9,8 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
-from ptxconf.app.options import path_arg as _path
-from ptxconf.app.options import spec_options
+from ptxconf.app.options import path_arg, spec_options
 
 
 class _SpecValues:
@@ -154,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck = sub.add_parser("check", help="run every check and write a report")
     spec_options(ck)
     ck.add_argument("--gpu", choices=("auto", "on", "off"), default="auto")
-    ck.add_argument("--report-dir", type=_path)
+    ck.add_argument("--report-dir", type=path_arg)
     ck.add_argument("--strict", action="store_true", help="spec discrepancies fail the run")
     ck.add_argument("--only", help="run only cases whose id contains this text")
     ck.add_argument("--timeout-s", type=_seconds, default=20.0, help="per-proof timeout")
@@ -170,7 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
                     help="probe workers (processes) per GPU (default: every core but four, shared over "
                          "the GPUs, at most 16 a GPU)")
-    ck.add_argument("--resume", type=_path, metavar="RUN_DIR",
+    ck.add_argument("--resume", type=path_arg, metavar="RUN_DIR",
                     help="finish an interrupted run: keep its completed results, run the rest, "
                          "write the whole set there")
 
@@ -197,8 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
                         usage="ptxconf report RESULTS_JSON [--out-dir DIR]\n"
                               "       ptxconf report merge RUN_DIR [RUN_DIR ...] -o OUT [--expect FILE]")
     rp.add_argument("results", nargs="+", help="a results.json, or `merge` and run folders")
-    rp.add_argument("--out-dir", "-o", type=_path)
-    rp.add_argument("--expect", type=_path, action="append", default=[],
+    rp.add_argument("--out-dir", "-o", type=path_arg)
+    rp.add_argument("--expect", type=path_arg, action="append", default=[],
                     help="merge: a per-device expectation file (YAML), repeatable")
 
     bn = sub.add_parser("bench", help="measure check cold and warm, against a naive baseline "
