@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -90,8 +93,6 @@ def gpu_cases(spec: Spec) -> Iterator[dict[str, Case]]:
 def _xdist_device() -> int | None:
     """Under pytest-xdist (`pytest -m gpu -n <GPUs> --dist loadgroup`), worker gw<i> probes on
     the (i mod GPUs)-th visible GPU: one worker per device."""
-    import os
-
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if not worker.startswith("gw"):
         return None
@@ -100,10 +101,31 @@ def _xdist_device() -> int | None:
     return int(worker[2:]) % max(gpu_count(), 1)
 
 
+#: Set by the run's first process: the cache folders every test process of the run shares
+#: (proofs under the first, compiled kernels and witness verdicts under the second).
+_RUN_CACHE = "PTXCONF_CACHE_DIR"
+_RUN_KERNELS = "PTXCONF_KERNEL_CACHE"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The run's caches (proofs, kernels, witness verdicts) live in one folder of this run, which
+    the xdist workers inherit through the environment, never in the user's ~/.cache/ptxconf: the
+    suite starts cold, as on a fresh CI machine, and nothing a test plants reaches a user's
+    checks. Folders the caller set (both variables) are kept: the gpu env shares the check's
+    kernels with `pytest -m gpu` so."""
+    if hasattr(config, "workerinput") or (os.environ.get(_RUN_CACHE) and os.environ.get(_RUN_KERNELS)):
+        return
+    folder = tempfile.mkdtemp(prefix="ptxconf-test-cache-")
+    os.environ[_RUN_CACHE] = folder
+    os.environ[_RUN_KERNELS] = os.path.join(folder, "kernels")
+    config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """GPU cases grouped for `--dist loadgroup`: a compiled module's variants (and the device
     checks) stay on one worker, so each module is loaded once per worker; the other families
-    go by family."""
+    go by family. Then every `xdist_group` takes effect (`_group_for_xdist`)."""
     from ptxconf.gpu.families.sweep import module_of
 
     spec_ = default_spec()
@@ -113,3 +135,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         group = module_of(spec_, case_id) or case_id.split("[", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+    _group_for_xdist(config, items)
+
+
+def _group_for_xdist(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On an xdist worker under `--dist loadgroup`, the `@group` suffix the scheduler reads off
+    each node id. pytest-xdist 3.8 writes it to `item._nodeid`, which pytest 9.2 no longer reads
+    (its node ids are structured: pytest-dev/pytest-xdist#1386), so groups were silently
+    ignored; this writes the same suffix where pytest 9.2 keeps the id, and does nothing where
+    xdist's own suffix took effect or pytest is older."""
+    if not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
+        return
+    try:
+        from _pytest.nodeid import NodeId
+    except ImportError:  # pytest before 9.2: xdist's suffix works
+        return
+    for item in items:
+        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                        for m in item.iter_markers("xdist_group")})
+        nodeid = item.nodeid
+        if not names or nodeid.rfind("@") > nodeid.rfind("]") or not hasattr(item, "_id"):
+            continue
+        item._id = NodeId.parse(f"{nodeid}@{'_'.join(names)}")

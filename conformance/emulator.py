@@ -267,8 +267,10 @@ class _Fault(Exception):
 
 
 def emulated_context(emu: Emulator) -> RunContext:
-    """A run context whose GPU session talks to the emulator instead of a probe worker."""
-    ctx = RunContext(gpu="on")
+    """A run context whose GPU session talks to the emulator instead of a probe worker. The
+    hypotheses' distinguishing probes (Z3 models of the spec, whatever the device) come from
+    the test run's proof cache (conftest.py), as a check's lanes take them: proved once a run."""
+    ctx = RunContext(gpu="on", proof_cache=True)
     ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(SPEC, emu),
                  session.Session.close)
     return ctx
@@ -286,11 +288,13 @@ def run_case(emu: Emulator, case_id: str) -> Result:
         ctx.close()
 
 
-def run_emulated(emu: Emulator, only: str | None = None) -> list[Result]:
-    """Every GPU case (of every GPU provider) whose id holds `only`, run against `emu`."""
+def run_emulated(emu: Emulator, only: str | tuple[str, ...] | None = None) -> list[Result]:
+    """Every GPU case (of every GPU provider) whose id holds `only` (or one of several), run
+    against `emu`."""
+    wanted = (only,) if isinstance(only, str) else only
     ctx = emulated_context(emu)
     try:
         return [execute(c) for p in GPU_PROVIDERS for c in p.load(SPEC, ctx)
-                if not only or only in c.id]
+                if not wanted or any(w in c.id for w in wanted)]
     finally:
         ctx.close()

@@ -25,6 +25,9 @@ CTX = RunContext(gpu="off", proof_timeout_s=30.0)
 #: Providers whose every case is a Z3 proof or an NVRTC compile (seconds, not milliseconds): by
 #: default one case of each claim family (the id before "[") runs; the rest are marked slow.
 SWEPT = {"proofs", "assembler-witness"}
+#: The xdist group of the tests that ask the assembler witness's sweep of the bundled spec
+#: (seconds; made once a process): under `--dist loadgroup` one worker makes it.
+WITNESS_GROUP = "assembler-witness"
 #: Why a swept case is slow, and which fast test covers its behaviour by default.
 SWEEP_REASON = ("a full proof or compile sweep (tox -e slow): by default the first case of its "
                 "family runs here, and `check` runs its family in test_interrupts and "
@@ -47,6 +50,8 @@ def _params() -> list[object]:
         if prov.gpu:
             continue
         marks = [pytest.mark.z3] if prov.name == "proofs" else []
+        if prov.name == "assembler-witness":  # one worker makes the run's one sweep
+            marks.append(pytest.mark.xdist_group(WITNESS_GROUP))
         why = prov.problem()
         if why is None:
             out += [pytest.param(c, id=c.id, marks=[*marks, *_sweep_marks(prov.name, c.id, seen)])

@@ -439,15 +439,17 @@ def test_every_gpu_family_is_a_provider() -> None:
 def test_a_model_that_swizzles_elements_is_caught() -> None:
     """A device that XORs element offsets: e2e and smem maps fail with diff tables, and the
     hypothesis case says which reading it followed (a discrepancy: not the documented one)."""
+    e2e_id = "gpu.variant[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:t00]"
+    smem_id = "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"
     results = {r.id: r for r in run_emulated(Emulator(SPEC, swizzle_unit="elements"),
-                                             only="f32.f16.f16")}
-    e2e = results["gpu.variant[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:t00]"]
+                                             only=(e2e_id, smem_id))}
+    e2e = results[e2e_id]
     assert e2e.status is Status.FAIL
     assert e2e.code == "silicon_disagrees"
     assert e2e.fields["disagree"] == ["product 32B", "product 64B", "product 128B"]
     assert "differ; first (m " in e2e.message
     assert "window" in e2e.fields["diff"]
-    smem = results["gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"]
+    smem = results[smem_id]
     assert smem.status is Status.FAIL
     assert "(m " in smem.message
     assert "ptxconf oracle smem-offsets" in smem.fields["diff"]["oracle"]
@@ -476,7 +478,7 @@ def test_a_base_offset_field_that_moves_the_phase_is_the_known_finding() -> None
     The address cases record it; the hypothesis case is one discrepancy naming both, and it
     is the known finding (spec/findings.yaml) exactly."""
     emu = Emulator(SPEC, field_moves_phase=True)
-    results = {r.id: r for r in run_emulated(emu, only="base_offset")}
+    results = {r.id: r for r in run_emulated(emu, only="gpu.hypothesis[base_offset]")}
     hyp = results["gpu.hypothesis[base_offset]"]
     assert hyp.status is Status.DISCREPANCY, hyp.message
     assert hyp.fields["silicon_followed"]["field 0"] == ["absolute", "absolute_minus_field"]
@@ -487,7 +489,7 @@ def test_a_base_offset_field_that_moves_the_phase_is_the_known_finding() -> None
         "swizzle(start + offset - (field << 7)) fits every probe")
     judged = judge(hyp)
     assert judged.code == "finding_known", judged.message
-    starts = [r for r in run_emulated(emu, only="gpu.address.start") if "K_SW128:+256" in r.id]
+    starts = run_emulated(emu, only=f"gpu.address.start[{_V}:K_SW128:+256:")
     assert {r.status for r in starts} == {Status.PASS}
     by_field = {r.fields["base_offset_field"]: r.fields["silicon_followed"] for r in starts}
     assert by_field == {0: ["absolute", "absolute_minus_field"],

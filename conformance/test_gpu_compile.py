@@ -23,6 +23,12 @@ from ptxconf.gpu.variants import (
 from ptxconf.oracle.records import RegisterFragment
 from ptxconf.oracle.spec import Spec, default_spec
 
+#: Under `--dist loadgroup` (tox's py env) the module runs on one xdist worker: its compiled
+#: modules and the assembler sweep (seconds each) are made once, not per worker. Their fixtures
+#: are session-wide: a worker runs other modules' tests between this module's, and a module
+#: fixture would be made again after each.
+pytestmark = pytest.mark.xdist_group("nvrtc-modules")
+
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
 
@@ -44,19 +50,19 @@ def _per_variant(results: dict, compile_one, v) -> None:
     assert alone.ok, f"{v.kernel_name} does not compile for sm_90a:\n{alone.log}"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wgmma_n8() -> dict:
     r = build.compile_wgmma_cubin(FAMILIES)
     return {"ok": r.ok, "log": r.log}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wgmma_wide() -> dict:
     r = build.compile_wgmma_cubin(WIDE)
     return {"ok": r.ok, "log": r.log}
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def wmma_module() -> dict:
     problem = build.include_problem()
     if problem:
@@ -105,7 +111,7 @@ def test_assembler_accepts_m64n8k16() -> None:
     assert ok, log
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sweep() -> assembler.WitnessSweep:
     return assembler.witness_valid_n(wgmma_families(SPEC, all_trans=False))
 

@@ -20,6 +20,7 @@ a scratch spec with rows changed shows it (as test_facts.py builds them)."""
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -190,6 +191,21 @@ def test_matmul_is_a_times_b_transposed_in_int64() -> None:
     big = I.matmul(np.array([[1 << 40]]), np.array([[(1 << 20) + 1]]))
     assert big.dtype == np.int64
     assert int(big[0, 0]) == (1 << 60) + (1 << 40)
+
+
+def test_matmul_is_exact_on_both_sides_of_the_float64_bound() -> None:
+    """Below K * max|a| * max|b| = 2**53 the product is float64 BLAS, above it int64: both exact
+    (a float64 product of these just above the bound would round the sum's lowest bit)."""
+    k = 4
+    for top in (int(math.isqrt((1 << 53) // k)) - 1, (1 << 27) + 1):
+        a = np.full((2, k), top, dtype=np.int64)
+        b = np.full((3, k), top, dtype=np.int64)
+        b[0, 0] = top - 1
+        d = I.matmul(a, b)
+        assert d.dtype == np.int64
+        want = [[sum(int(x) * int(y) for x, y in zip(ra, rb, strict=True)) for rb in b] for ra in a]
+        assert _ints(d) == want
+    assert I.matmul(np.zeros((2, 0)), np.zeros((3, 0))).shape == (2, 3)
 
 
 # --- discovery coding ----------------------------------------------------------------------

@@ -8,15 +8,15 @@ rows (the register width, a row's valid N) are checked when the spec loads (SPEC
 edit that breaks one is a located error from both commands, never `ptxconf: error: ...`.
 
 Each test edits a scratch copy of the bundled spec. The assembler tests need NVRTC (no GPU)
-and skip with the reason where it is missing; the witness verdicts go to a folder of this
-module's own, so a run neither reads nor fills the user's cache.
+and skip with the reason where it is missing; the witness verdicts go to the test run's cache
+(conftest.py), so a run neither reads nor fills the user's, and an edited spec asks the
+assembler only about the witness kernels its edit changes.
 """
 
 from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,10 @@ import pytest
 from ptxconf.app.cli import main
 from ptxconf.gpu import build
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
+
+#: With test_cases.py's witness cases on one xdist worker (`--dist loadgroup`): the bundled
+#: spec's sweep is made once a process, and an edited spec's from the verdicts it shares.
+pytestmark = pytest.mark.xdist_group("assembler-witness")
 
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
@@ -34,14 +38,6 @@ TYPES = "wgmma/instruction_types.yaml"
 #: step 16: the s8/u8 forms).
 S32_VALID_N = ("figure: 153, valid_n: [{step_elems: 8, i_min: 1, i_max: 4}, "
                "{step_elems: 16, i_min: 3, i_max: 16}]")
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _own_kernel_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Witness verdicts and cubins kept in a folder of this module's own."""
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("PTXCONF_KERNEL_CACHE", str(tmp_path_factory.mktemp("kernels")))
-        yield
 
 
 def _scratch(tmp_path: Path, edits: list[tuple[str, str, str]]) -> tuple[Path, list[int]]:

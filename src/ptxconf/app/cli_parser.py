@@ -164,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--gpus", default="1", type=_gpus_arg,
                     help="GPU cases over this many visible GPUs, or 'all' (default 1)")
     ck.add_argument("--proof-workers", type=_count, metavar="N",
-                    help="processes proving the Z3 claims (default: every core but one, at "
+                    help="processes proving the Z3 claims (default: one per core, at "
                          "most 4; 0: in the run's own process)")
     ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
                     help="probe workers (processes) per GPU (default: every core but four, shared over "
@@ -181,7 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--no-cache", action="store_true",
                     help="prove every claim again (ignore the proof cache)")
     pr.add_argument("--proof-workers", type=_count, metavar="N",
-                    help="processes proving the claims (default: every core but one, at most "
+                    help="processes proving the claims (default: one per core, at most "
                          "4; 0: in this process)")
 
     from ptxconf.app.show import add_parser as add_show_parser

@@ -105,10 +105,12 @@ class Mutant:
 
 
 def all_mutants(root: Path) -> Iterator[Mutant]:
-    """Numbers, enumerations, row deletions, file deletions: every mutant of a spec tree."""
-    yield from mutants(root)
-    yield from enum_mutants(root)
-    yield from deletions(root)
+    """Numbers, enumerations, row deletions, file deletions: every mutant of a spec tree (the
+    tree parsed once for all of them)."""
+    files = _texts(root)
+    yield from mutants(root, files)
+    yield from enum_mutants(root, files)
+    yield from deletions(root, files)
 
 
 @dataclass(frozen=True)
@@ -158,9 +160,9 @@ def _enumerated(f: SpecText) -> Iterator[tuple[str, yaml.ScalarNode]]:
     yield from _scalars(f.rows, "", f.exempt | FREE_FORM) if f.rows is not None else ()
 
 
-def enum_mutants(root: Path) -> Iterator[Mutant]:
+def enum_mutants(root: Path, files: list[SpecText] | None = None) -> Iterator[Mutant]:
     """Each enumerated string -> the next value of its key's domain; each boolean negated."""
-    files = _texts(root)
+    files = _texts(root) if files is None else files
     domains: dict[str, set[str]] = {}
     for f in files:
         for key, n in _enumerated(f):
@@ -192,9 +194,9 @@ def next_value(value: str, domain: set[str]) -> str | None:
     return None
 
 
-def deletions(root: Path) -> Iterator[Mutant]:
+def deletions(root: Path, files: list[SpecText] | None = None) -> Iterator[Mutant]:
     """Each row removed, then each file removed."""
-    files = _texts(root)
+    files = _texts(root) if files is None else files
     for f in files:
         for row in f.rows.value if f.rows is not None else ():
             start = f.text.rfind("-", 0, row.start_mark.index)
@@ -204,10 +206,10 @@ def deletions(root: Path) -> Iterator[Mutant]:
         yield Mutant(f.rel, 1, 0, 0, "", "", "file")
 
 
-def mutants(root: Path) -> Iterator[Mutant]:
+def mutants(root: Path, files: list[SpecText] | None = None) -> Iterator[Mutant]:
     """Every integer scalar and every digit run in a normative string, in file order; then each
     file's pin of its row count."""
-    files = _texts(root)
+    files = _texts(root) if files is None else files
     for f in files:
         for key, n in _scalars(f.rows, "", f.exempt) if f.rows is not None else ():
             yield from _number_mutants(f, key, n)

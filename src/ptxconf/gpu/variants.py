@@ -56,7 +56,12 @@ class IsaFacts:
 
 
 def isa_facts(spec: Spec) -> IsaFacts:
-    """The facts of a spec that variants need, each from `ptxconf.oracle.facts`."""
+    """The facts of a spec that variants need, each from `ptxconf.oracle.facts` (made once a
+    spec: every variant parsed from a name asks)."""
+    return spec.memo(("variants.isa_facts",), lambda: _isa_facts(spec))
+
+
+def _isa_facts(spec: Spec) -> IsaFacts:
     types = facts.element_types(spec)
     return IsaFacts(
         element_bits=tuple((t, spec.element_bits(t)) for t in types),

@@ -19,12 +19,15 @@ D_ATOM_ROW = "SM90_64x8.CLayout"
 
 
 def clayout(spec: Spec, row_id: str) -> tuple[records.CuteLayout, Layout]:
-    """A CLayout row and its parsed (thread, value) layout."""
-    row = spec.get(records.CuteLayout, row_id)
-    layout = parse(row.layout)
-    if not isinstance(layout, Layout) or layout.rank() != 2:
-        raise ValueError(f"{row.key}: {row.layout!r} is not a rank-2 (thread, value) layout")
-    return row, layout
+    """A CLayout row and its parsed (thread, value) layout (parsed once a spec)."""
+    def make() -> tuple[records.CuteLayout, Layout]:
+        row = spec.get(records.CuteLayout, row_id)
+        layout = parse(row.layout)
+        if not isinstance(layout, Layout) or layout.rank() != 2:
+            raise ValueError(f"{row.key}: {row.layout!r} is not a rank-2 (thread, value) layout")
+        return row, layout
+
+    return spec.memo(("facts.clayout", row_id), make)
 
 
 def warpgroup_threads(spec: Spec) -> int:

@@ -199,9 +199,24 @@ def random_operand(spec: Spec, dtype: str, shape: tuple[int, int], rng: np.rando
     return rng.integers(lo, hi + 1, size=shape, dtype=np.int64)
 
 
+#: Integers up to 2**53 are exact in float64: a product whose every partial sum stays below it
+#: is computed exactly by float64 BLAS, whatever order it adds in.
+_FLOAT64_EXACT = 1 << 53
+
+
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """The host reference D = A @ B^T in int64 (A is M x K, B is N x K, as wgmma reads them)."""
-    return np.asarray(a, dtype=np.int64) @ np.asarray(b, dtype=np.int64).T
+    """The host reference D = A @ B^T in int64 (A is M x K, B is N x K, as wgmma reads them).
+
+    Exact: where K * max|A| * max|B| < 2**53 (every operand `random_operand` draws) the product
+    goes through float64 BLAS, whose every partial sum is then an exact integer; otherwise
+    NumPy's int64 loop, which is many times slower."""
+    a64 = np.asarray(a, dtype=np.int64)
+    b64 = np.asarray(b, dtype=np.int64)
+    if a64.size and b64.size:
+        bound = int(np.abs(a64).max()) * int(np.abs(b64).max()) * a64.shape[-1]
+        if bound < _FLOAT64_EXACT:
+            return (a64.astype(np.float64) @ b64.astype(np.float64).T).astype(np.int64)
+    return a64 @ b64.T
 
 
 # --- shared-memory layouts from the oracle -----------------------------------------------------

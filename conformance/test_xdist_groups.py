@@ -1,0 +1,61 @@
+"""`--dist loadgroup` keeps an `xdist_group` on one worker (conftest.py's `_group_for_xdist`):
+the compiled modules of test_gpu_compile.py and a GPU module's variants are then made once,
+whichever pytest the machine has (pytest 9.2 dropped the node id xdist 3.8 writes the group to)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+CONFTEST = f"""
+import importlib.util
+import sys
+import pytest
+sys.path.insert(0, {str(HERE)!r})
+_spec = importlib.util.spec_from_file_location("ptxconf_conftest", {str(HERE / "conftest.py")!r})
+_ours = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_ours)
+_group_for_xdist = _ours._group_for_xdist
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    _group_for_xdist(config, items)
+"""
+
+GROUPED = """
+import pytest
+pytestmark = pytest.mark.xdist_group("one")
+
+@pytest.mark.parametrize("i", range(8))
+def test_grouped(i):
+    pass
+"""
+
+FREE = """
+import pytest
+
+@pytest.mark.parametrize("i", range(8))
+def test_free(i):
+    pass
+"""
+
+
+def test_a_group_runs_on_one_worker(tmp_path: Path) -> None:
+    pytest.importorskip("xdist")
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    (tmp_path / "test_grouped.py").write_text(GROUPED)
+    (tmp_path / "test_free.py").write_text(FREE)
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v",
+                           "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    ran = re.findall(r"^\[(gw\d)\].*PASSED \S*::(test_\w+)\[", proc.stdout, flags=re.MULTILINE)
+    grouped = {worker for worker, name in ran if name == "test_grouped"}
+    assert len([1 for _, name in ran if name == "test_grouped"]) == 8, proc.stdout
+    assert len(grouped) == 1, f"the group ran on {sorted(grouped)}:\n{proc.stdout}"
