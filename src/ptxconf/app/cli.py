@@ -127,6 +127,18 @@ def witness_line(w: dict[str, Any]) -> str:
             "answered from the cache)")
 
 
+def cache_rejected_line(results: list[Result]) -> str | None:
+    """One line naming the proof-cache entries a run did not use (it proved those claims
+    again), or None where it used every entry it found."""
+    bad = [(r.id, r.fields["cache_rejected"]) for r in results if r.fields.get("cache_rejected")]
+    if not bad:
+        return None
+    shown = "; ".join(f"{cid} ({why})" for cid, why in bad[:3])
+    more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
+    return (f"proof cache: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} rejected and proved "
+            f"again: {shown}{more}")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.app.progress import progress
@@ -199,6 +211,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(kernels_line(meta["kernels"], meta.get("lanes")))
     if "witness" in meta:
         print(witness_line(meta["witness"]))
+    if (rejected := cache_rejected_line(results)) is not None:
+        print(rejected)
     print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
     return code
 
@@ -256,6 +270,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     order = {"error": 0, "unknown": 1, "refuted": 2, "proved": 3}
     rows.sort(key=lambda x: order.get(x["status"], 4))
     text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
+    if (rejected := cache_rejected_line(results)) is not None:
+        text += "\n" + rejected
     emit(args, {"results": rows}, text)
     return 1 if any(Status(x["result"]).failing for x in rows) else 0
 

@@ -4,6 +4,19 @@ The key is everything an outcome depends on: the claim's id and full statement, 
 version, the spec's content and the oracle's own code (every .py file of the `ptxconf.oracle`
 package). Only decided outcomes (proved, refuted) are kept; unknown is always asked again.
 The folder is $PTXCONF_CACHE_DIR or ~/.cache/ptxconf; `--no-cache` bypasses it.
+
+A cache is input from outside: CI systems share cache folders between branches and pull
+requests. Every entry is checked before it is used, and one that fails a check is not used
+(the claim is proved again, and the run says which entries it rejected and why): it must be a
+regular file (not a FIFO, a device or a symlink) of at most `MAX_ENTRY_BYTES`, JSON of this
+version's shape, name the claim and statement it answers, hold a decided proof status, and
+carry the digest of its content under its own key (an entry copied to another key, truncated
+or edited by hand is rejected). An entry stores the proof's status, never the case's verdict:
+the verdict is derived again from the claim (proved passes; refuted is a discrepancy or a
+failure as the claim says), so an entry cannot turn a refutation into a skip or a pass it
+does not state. What a digest cannot stop is a forged "proved" written by someone who knows
+this format: claims with a known finding are therefore always proved again (a cache never
+changes a finding's verdict), and `--no-cache` proves everything.
 """
 
 from __future__ import annotations
@@ -12,13 +25,18 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from ptxconf.oracle.spec import Spec, spec_sha256
 
-CACHE_VERSION = 1
+CACHE_VERSION = 2
+#: The largest entry read (the largest real entries are a few KiB).
+MAX_ENTRY_BYTES = 1 << 20
+#: The proof statuses an entry may hold: decided ones.
+DECIDED = ("proved", "refuted")
 
 
 def cache_dir() -> Path:
@@ -44,40 +62,105 @@ def _solver() -> str:
     return str(z3.get_version_string())
 
 
+def _digest(key: str, body: dict[str, Any]) -> str:
+    """sha256 of an entry's content under its key."""
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(f"{key}\0{text}".encode()).hexdigest()
+
+
+def _read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes, opened without following a
+    symlink or blocking on a FIFO; ValueError naming what else it is."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if path.is_symlink():
+            raise ValueError("a symlink, not a regular file") from exc
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        raise ValueError("not a regular file" if not stat.S_ISREG(info.st_mode)
+                         else f"{info.st_size} bytes, more than {limit}")
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"more than {limit} bytes")
+    return data
+
+
 class ProofCache:
-    """Outcomes by key, in one small JSON file a claim."""
+    """Decided proof outcomes by key, in one small JSON file a claim, checked on every read."""
 
     def __init__(self, spec: Spec, root: Path | None = None) -> None:
         self.root = root or cache_dir()
         self.base = f"{CACHE_VERSION}\0{_solver()}\0{_code_hash()}\0{spec_sha256(spec)}"
         self.hits = 0
+        #: (claim id, why) of each entry found and not used.
+        self.rejected: list[tuple[str, str]] = []
+
+    def _key(self, claim_id: str, statement: str, timeout_s: float) -> str:
+        return hashlib.sha256(f"{self.base}\0{claim_id}\0{statement}\0{timeout_s}".encode()).hexdigest()
 
     def _path(self, claim_id: str, statement: str, timeout_s: float) -> Path:
-        key = hashlib.sha256(f"{self.base}\0{claim_id}\0{statement}\0{timeout_s}".encode())
-        return self.root / f"{key.hexdigest()}.json"
+        return self.root / f"{self._key(claim_id, statement, timeout_s)}.json"
 
     def get(self, claim_id: str, statement: str, timeout_s: float) -> dict[str, Any] | None:
-        """A stored outcome, or None."""
-        try:
-            data = json.loads(self._path(claim_id, statement, timeout_s).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        """A stored outcome that passes every check ({"proof_status", "message", "fields"}),
+        or None: none stored, or one rejected (`rejected` says why)."""
+        key = self._key(claim_id, statement, timeout_s)
+        path = self.root / f"{key}.json"
+        if not os.path.lexists(path):
             return None
-        if not isinstance(data, dict) or data.get("id") != claim_id:
+        try:
+            entry = self._checked(path, key, claim_id, statement)
+        except (OSError, ValueError) as exc:
+            self.rejected.append((claim_id, str(exc) or type(exc).__name__))
             return None
         self.hits += 1
-        return data
+        return entry
 
-    def put(self, claim_id: str, statement: str, timeout_s: float, outcome: dict[str, Any]) -> None:
-        """Keep a decided outcome (written whole or not at all; a read-only cache is skipped)."""
-        path = self._path(claim_id, statement, timeout_s)
+    @staticmethod
+    def _checked(path: Path, key: str, claim_id: str, statement: str) -> dict[str, Any]:
+        """The entry at `path` if it answers this claim under this key; ValueError why not."""
+        data = json.loads(_read_regular(path, MAX_ENTRY_BYTES).decode("utf-8"))
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            raise ValueError(f"not a version-{CACHE_VERSION} entry")
+        body = {k: data.get(k) for k in ("id", "statement", "proof_status", "message", "fields")}
+        if body["id"] != claim_id or body["statement"] != statement:
+            raise ValueError("it answers another claim")
+        if body["proof_status"] not in DECIDED:
+            raise ValueError(f"proof status {body['proof_status']!r} is not one of {list(DECIDED)}")
+        fields = body["fields"]
+        if not isinstance(body["message"], str) or not isinstance(fields, dict):
+            raise ValueError("message or fields of the wrong type")
+        if fields.get("proof_status") != body["proof_status"]:
+            raise ValueError("its fields state another proof status")
+        if data.get("digest") != _digest(key, body):
+            raise ValueError("its digest does not match its content and key")
+        return {"proof_status": body["proof_status"], "message": body["message"], "fields": fields}
+
+    def put(self, claim_id: str, statement: str, timeout_s: float, proof_status: str,
+            message: str, fields: dict[str, Any]) -> None:
+        """Keep a decided outcome (written whole or not at all; a read-only cache is skipped;
+        an undecided one is never kept)."""
+        if proof_status not in DECIDED:
+            return
+        key = self._key(claim_id, statement, timeout_s)
+        path = self.root / f"{key}.json"
+        body = json.loads(json.dumps({"id": claim_id, "statement": statement,
+                                      "proof_status": proof_status, "message": message,
+                                      "fields": {**fields, "proof_status": proof_status}},
+                                     default=str))
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"id": claim_id, **outcome}, fh, default=str)
+                json.dump({"version": CACHE_VERSION, **body, "digest": _digest(key, body)}, fh)
             os.replace(tmp, path)
         except OSError:
             return
 
 
-__all__ = ["ProofCache", "cache_dir"]
+__all__ = ["DECIDED", "MAX_ENTRY_BYTES", "ProofCache", "cache_dir"]

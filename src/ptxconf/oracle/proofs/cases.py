@@ -30,13 +30,18 @@ def outcome_of(claim: Claim, pr: ProofResult) -> Outcome:
     fields = {"proof_status": pr.status, "statement": pr.statement,
               "counterexample": pr.counterexample, "reproduce": pr.reproduce or None,
               "facts": pr.details}
-    if pr.status == "proved":
-        return Outcome(Status.PASS, "ok", pr.reason, fields)
-    if pr.status == "unknown":
-        return Outcome(Status.UNKNOWN, "proof_unknown", pr.reason, fields)
+    return _verdict(claim, pr.status, pr.reason, fields)
+
+
+def _verdict(claim: Claim, proof_status: str, message: str, fields: dict[str, Any]) -> Outcome:
+    """The case's verdict from a proof status and the claim alone (a cached outcome's too)."""
+    if proof_status == "proved":
+        return Outcome(Status.PASS, "ok", message, fields)
+    if proof_status == "unknown":
+        return Outcome(Status.UNKNOWN, "proof_unknown", message, fields)
     if claim.documented:
-        return Outcome(Status.DISCREPANCY, "refuted", pr.reason, fields)
-    return Outcome(Status.FAIL, "refuted_oracle", pr.reason, fields)
+        return Outcome(Status.DISCREPANCY, "refuted", message, fields)
+    return Outcome(Status.FAIL, "refuted_oracle", message, fields)
 
 
 def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
@@ -48,11 +53,12 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
 
     def body() -> Outcome:
         start = time.perf_counter()
+        rejected = len(cache.rejected) if cache is not None else 0
         if cache is not None:
             hit = cache.get(claim.id, claim.statement, timeout_s)
             if hit is not None:
-                return Outcome(Status(hit["status"]), hit["code"], hit["message"],
-                               {**hit["fields"], "cached": True})
+                return _verdict(claim, hit["proof_status"], hit["message"],
+                                {**hit["fields"], "cached": True})
         try:
             if pool is not None and pool.has(claim.id):
                 try:
@@ -64,10 +70,12 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
             else:
                 proved = prove(claim, timeout_s=timeout_s)
             out = outcome_of(claim, proved)
-            if cache is not None and out.status is not Status.UNKNOWN:
-                cache.put(claim.id, claim.statement, timeout_s,
-                          {"status": out.status.value, "code": out.code, "message": out.message,
-                           "fields": dict(out.fields)})
+            if cache is not None:
+                cache.put(claim.id, claim.statement, timeout_s, proved.status, out.message,
+                          dict(out.fields))
+                if len(cache.rejected) > rejected:  # say why the kept entry was not used
+                    out = Outcome(out.status, out.code, out.message,
+                                  {**out.fields, "cache_rejected": cache.rejected[-1][1]})
             return out
         except Exception as exc:  # noqa: BLE001 - one broken claim must not stop the others
             return Outcome(Status.FAIL, "raised", f"proof raised {type(exc).__name__}: {exc}",
@@ -93,15 +101,29 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
     ``closers`` (the caller closes it when the run ends or is interrupted)."""
     store = ProofCache(spec) if cache else None
     claims = list(all_claims(spec))
+    # a claim with a known finding is always proved (a cache never changes a finding's verdict)
+    known = spec.findings.by_case
+    stores = {c.id: None if c.id in known else store for c in claims}
     todo = [c.id for c in claims if (wanted is None or wanted(c.id))
-            and (store is None or store.get(c.id, c.statement, timeout_s) is None)
+            and (stores[c.id] is None or not _cached(stores[c.id], c, timeout_s))
             ] if workers > 0 else []
     pool = None
     if len(todo) > 1:
         pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
         if closers is not None:
             closers.append(pool.close)
-    return [claim_case(claim, timeout_s, store, pool) for claim in claims]
+    return [claim_case(claim, timeout_s, stores[claim.id], pool) for claim in claims]
+
+
+def _cached(store: ProofCache | None, claim: Claim, timeout_s: float) -> bool:
+    """Whether the store holds a usable outcome of the claim (asked without counting a hit;
+    a rejected entry is reported by the claim's own case, which asks again)."""
+    if store is None:
+        return False
+    hits, rejected = store.hits, len(store.rejected)
+    found = store.get(claim.id, claim.statement, timeout_s) is not None
+    store.hits, store.rejected[rejected:] = hits, []
+    return found
 
 
 def provider_cases(spec: Spec, ctx: Any) -> list[Case]:

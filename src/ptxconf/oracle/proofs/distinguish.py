@@ -308,7 +308,7 @@ def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0,
     for claim in claims(spec):
         hit = cache.get(claim.id, claim.statement, timeout_s) if cache is not None else None
         facts = (hit or {}).get("fields", {}).get("facts") or {}
-        if hit is not None and hit.get("status") == "pass" and "probe" in facts:
+        if hit is not None and hit["proof_status"] == "proved" and "probe" in facts:
             d = facts["probe"]
         else:
             result = prove(claim, timeout_s=timeout_s)
