@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from ptxconf.app.cli import main
-from ptxconf.app.report import write_set
+from ptxconf.app.cli import JUDGED_BY_FINDINGS, NOT_AS_WRITTEN, main
+from ptxconf.app.report import load_results, write_set
+from ptxconf.core.results import result_digest
 
 EARLIER = {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"}
 
@@ -169,3 +170,44 @@ def test_write_set_leaves_no_staging_folder(tmp_path: Path) -> None:
     assert [p.name for p in paths] == ["a.txt", "b.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "b.txt"]
     assert oct(os.stat(paths[0]).st_mode & 0o044) != "0o0", "reports are readable by the group"
+
+
+def _verdicts(run: Path) -> dict[str, tuple[str, str]]:
+    return {r["id"]: (r["status"], r["code"])
+            for r in json.loads((run / "results.json").read_text())["results"]}
+
+
+def test_resume_runs_again_what_it_did_not_write_and_what_the_findings_judge(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An interrupted run's results.json, edited before `--resume`: the known Figure 167
+    discrepancy relabelled as a pass and a passing case's message changed (their digests no
+    longer match), the other known discrepancy left as written (the findings judge it). The
+    three are run again and the verdicts equal a clean run's; the rest is kept."""
+    only = "fig167"
+    clean, run = tmp_path / "clean", tmp_path / "run"
+    for folder in (clean, run):
+        assert main(["check", "--gpu", "off", "--only", only, "--report-dir", str(folder)]) == 0
+    capsys.readouterr()
+    results, _ = load_results(run / "results.json")
+    data = json.loads((run / "results.json").read_text())
+    data["meta"]["incomplete"] = {"interrupted_by": "SIGTERM", "completed": len(results),
+                                  "digests": {r.id: result_digest(r) for r in results}}
+    relabelled = "worked_example.injective[wgmma/worked_examples:fig167.K.32B.tf32]"
+    edited = "worked_example.t[wgmma/worked_examples:fig167.K.32B.tf32]"
+    judged = "proof.example_injective[wgmma/worked_examples:fig167.K.32B.tf32]"
+    for r in data["results"]:
+        if r["id"] == relabelled:
+            r.update(status="pass", code="ok")
+        elif r["id"] == edited:
+            r["message"] += " (edited)"
+    (run / "results.json").write_text(json.dumps(data))
+    code = main(["check", "--gpu", "off", "--only", only, "--resume", str(run)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert _verdicts(run) == _verdicts(clean)
+    resumed = json.loads((run / "results.json").read_text())["meta"]["resumed"]
+    assert resumed["run_again"] == {relabelled: NOT_AS_WRITTEN, edited: NOT_AS_WRITTEN,
+                                    judged: JUDGED_BY_FINDINGS}
+    assert resumed["kept"] == len(results) - 3
+    assert (f"resume: 3 completed results run again (2 {NOT_AS_WRITTEN}; 1 "
+            f"{JUDGED_BY_FINDINGS})") in out.splitlines(), out

@@ -144,6 +144,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ptxconf.app.progress import progress
     from ptxconf.app.report import check_writable, write_reports
     from ptxconf.app.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
+    from ptxconf.core.results import result_digest
     from ptxconf.app.text_report import text_summary
     from ptxconf.core.results import Status, summarize
 
@@ -157,8 +158,9 @@ def cmd_check(args: argparse.Namespace) -> int:
                       kernel_cache=not args.no_cache, gpus=args.gpus,
                       workers_per_gpu=args.workers_per_gpu, proof_workers=args.proof_workers)
     out_dir = args.resume or args.report_dir or default_report_dir()
+    redo: dict[str, str] = {}
     if args.resume is not None:
-        opts.done = _resumable(args.resume, spec)
+        opts.done, redo = _resumable(args.resume, spec)
     check_writable(out_dir)
     meta = run_meta(spec, opts)
     start = time.perf_counter()
@@ -174,7 +176,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     except KeyboardInterrupt as exc:
         meta["seconds"] = round(time.perf_counter() - start, 3)
         meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
-                              "completed": len(completed)}
+                              "completed": len(completed),
+                              "digests": {r.id: result_digest(r) for r in completed}}
         try:
             write_reports(out_dir, completed, meta, spec)
         except OSError as err:  # a full disk: say so, and still end as interrupted
@@ -188,8 +191,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     witness = sys.modules.get("ptxconf.gpu.witness")  # imported only where its cases ran
     if witness is not None and (note := witness.sweep_note(spec)) is not None:
         meta["witness"] = note
-    if opts.done:
-        meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done)}
+    if args.resume is not None:
+        meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done),
+                           "run_again": redo}
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
     try:
@@ -213,13 +217,34 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(witness_line(meta["witness"]))
     if (rejected := cache_rejected_line(results)) is not None:
         print(rejected)
+    if redo:
+        print(resume_line(redo))
     print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
     return code
 
 
-def _resumable(run_dir: Path, spec: Spec) -> dict[str, Result]:
-    """The completed results of an interrupted run, by id (refused unless it was one, of this spec)."""
+def resume_line(redo: dict[str, str]) -> str:
+    """One line on the completed results `--resume` did not keep (it ran those cases again)."""
+    why: dict[str, int] = {}
+    for reason in redo.values():
+        why[reason] = why.get(reason, 0) + 1
+    return (f"resume: {len(redo)} completed result{'s' if len(redo) != 1 else ''} run again ("
+            + "; ".join(f"{n} {reason}" for reason, n in why.items()) + ")")
+
+
+#: Why `--resume` runs a completed case again instead of keeping its result.
+NOT_AS_WRITTEN = "not as the interrupted run wrote it"
+JUDGED_BY_FINDINGS = "judged by the findings, which are judged again"
+
+
+def _resumable(run_dir: Path, spec: Spec) -> tuple[dict[str, Result], dict[str, str]]:
+    """The completed results of an interrupted run worth keeping, by id, and the ids of those
+    run again with why (refused unless it was an interrupted run of this spec). A result is
+    kept only as the run wrote it (its digest in the run's meta), and only where the findings
+    do not judge it: a discrepancy, a `finding_*` verdict or a case the current findings name
+    is run again, so that its verdict is judged against today's findings, as a fresh run's."""
     from ptxconf.app.report import load_results
+    from ptxconf.core.results import Status, result_digest
     from ptxconf.oracle.spec import spec_sha256
 
     path = run_dir / "results.json"
@@ -231,7 +256,20 @@ def _resumable(run_dir: Path, spec: Spec) -> dict[str, Result]:
     if meta.get("spec_sha256") not in (None, spec_sha256(spec)):
         raise UsageError(f"--resume {run_dir}: that run checked another spec "
                          f"(sha256 {str(meta.get('spec_sha256'))[:12]})")
-    return {r.id: r for r in results}
+    incomplete = meta["incomplete"]
+    digests = incomplete.get("digests") if isinstance(incomplete, dict) else None
+    digests = digests if isinstance(digests, dict) else {}
+    kept: dict[str, Result] = {}
+    redo: dict[str, str] = {}
+    for r in results:
+        if digests.get(r.id) != result_digest(r):
+            redo[r.id] = NOT_AS_WRITTEN
+        elif (r.status is Status.DISCREPANCY or r.code.startswith("finding_")
+              or spec.findings.explain(r.id) is not None):
+            redo[r.id] = JUDGED_BY_FINDINGS
+        else:
+            kept[r.id] = r
+    return kept, redo
 
 
 def cmd_prove(args: argparse.Namespace) -> int:

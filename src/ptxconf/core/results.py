@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, is_dataclass
@@ -52,6 +53,13 @@ class Result:
         return {"id": self.id, "check": self.check, "status": self.status.value,
                 "message": self.message, "fields": self.fields, "seconds": self.seconds,
                 "device": self.device, "code": self.code, "provider": self.provider}
+
+
+def result_digest(result: Result) -> str:
+    """sha256 of a result as results.json holds it (the same before writing and after reading
+    back): what an interrupted run records, so that `--resume` keeps only what it wrote."""
+    plain = json.loads(json.dumps(result.to_json(), default=_plain))
+    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()
 
 
 def summarize(results: Iterable[Result]) -> dict[str, int]:
