@@ -144,9 +144,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ptxconf.app.progress import progress
     from ptxconf.app.report import check_writable, write_reports
     from ptxconf.app.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
-    from ptxconf.core.results import result_digest
     from ptxconf.app.text_report import text_summary
-    from ptxconf.core.results import Status, summarize
+    from ptxconf.core.results import Status, result_digest, summarize
 
     if args.gpu != "off":
         from ptxconf.app.lanes import prestart
