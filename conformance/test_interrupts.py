@@ -8,14 +8,17 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from ptxconf.app import entry
 from ptxconf.app.cli import JUDGED_BY_FINDINGS, NOT_AS_WRITTEN, main
 from ptxconf.app.report import load_results, write_set
 from ptxconf.core.results import result_digest
@@ -54,10 +57,13 @@ ONLY = "proof.wmma_default_stride["
 
 
 def _interrupt(tmp_path: Path, signum: int, proved: int = PROVED_BEFORE_SIGNAL,
-               only: str | None = None) -> tuple[int, str, Path]:
+               only: str | None = None, then: Sequence[tuple[float, int]] = ()
+               ) -> tuple[int, str, Path]:
     """Run `check` cold in a session of its own and signal it once `proved` proofs are done:
     SIGINT goes to the whole process group, as a terminal's Ctrl-C does (the fork server and
-    the proof workers get it too), SIGTERM to the run alone, as `kill` does."""
+    the proof workers get it too), SIGTERM to the run alone, as `kill` does; `then`: further
+    signals to the run, each after its delay in seconds (an impatient user, a CI runner's
+    repeated kill)."""
     out = tmp_path / "report"
     env = _cold_env(tmp_path)
     select = ["--only", only] if only else []
@@ -72,6 +78,10 @@ def _interrupt(tmp_path: Path, signum: int, proved: int = PROVED_BEFORE_SIGNAL,
             proc.send_signal(signum)
     except ProcessLookupError:  # it had ended: its exit status tells
         pass
+    for delay, again in then:
+        time.sleep(delay)
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(again)
     try:
         _, err = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -105,6 +115,51 @@ def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum:
     assert final["meta"]["resumed"]["kept"] == len(data["results"])
     kept = {r["id"]: r for r in data["results"]}
     assert all(r == kept[r["id"]] for r in final["results"] if r["id"] in kept)
+
+
+SET = ["junit.xml", "report.html", "results.json", "summary.md"]
+
+
+def _signal_storms(tmp_path: Path, runs: int, seed: int) -> int:
+    """`runs` runs each stopped by a signal followed by one or two more 0-0.5 s apart (random,
+    seeded): each ends with the first signal's status and one line, and leaves the whole
+    report set, marked incomplete. How many runs a signal stopped (one that finished first
+    is not counted)."""
+    rng = random.Random(seed)
+    stopped = 0
+    for i in range(runs):
+        first = rng.choice((signal.SIGINT, signal.SIGTERM))
+        then = [(rng.uniform(0.0, 0.5), rng.choice((signal.SIGINT, signal.SIGTERM)))
+                for _ in range(rng.choice((1, 2)))]
+        code, err, out = _interrupt(tmp_path / str(i), first, only=ONLY, then=then)
+        said = f"run {i} (seed {seed}): {first.name} then {then}: exit {code}\n{err}"
+        if code == 0:
+            continue
+        stopped += 1
+        assert code == 128 + first, said
+        assert err.strip().splitlines()[-1] == f"ptxconf: interrupted ({first.name})", said
+        assert "Traceback" not in err, said
+        assert sorted(p.name for p in out.iterdir()) == SET, said
+        assert json.loads((out / "results.json").read_text())["meta"]["incomplete"], said
+    return stopped
+
+
+def test_more_signals_while_it_publishes_never_lose_the_report_set(tmp_path: Path) -> None:
+    """Two runs by default (tox -e slow: 50 under a CPU hog,
+    test_signal_storms_under_a_cpu_hog_never_lose_the_report_set)."""
+    assert _signal_storms(tmp_path, 2, seed=int(time.time())) > 0
+
+
+@pytest.mark.slow
+def test_signal_storms_under_a_cpu_hog_never_lose_the_report_set(tmp_path: Path) -> None:
+    hogs = _hog(2 * (os.cpu_count() or 2))
+    try:
+        assert _signal_storms(tmp_path, int(os.environ.get("PTXCONF_STORM_RUNS", "50")),
+                              seed=int(time.time())) > 0
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
 
 
 def _hog(n: int) -> list[subprocess.Popen[bytes]]:
@@ -211,3 +266,26 @@ def test_resume_runs_again_what_it_did_not_write_and_what_the_findings_judge(
     assert resumed["kept"] == len(results) - 3
     assert (f"resume: 3 completed results run again (2 {NOT_AS_WRITTEN}; 1 "
             f"{JUDGED_BY_FINDINGS})") in out.splitlines(), out
+
+
+EARLY = f"""
+import os, signal, sys
+from {entry.__name__} import main
+
+class SignalWhileLoading:  # the signal lands while the command's modules load
+    def find_spec(self, name, path, target=None):
+        if name == "ptxconf.app.cli":
+            os.kill(os.getpid(), signal.NAME)
+        return None
+
+sys.meta_path.insert(0, SignalWhileLoading())
+sys.exit(main(["check", "--gpu", "off"]))
+"""
+
+
+@pytest.mark.parametrize(("name", "status"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_a_signal_while_the_command_loads_is_one_line(name: str, status: int) -> None:
+    proc = subprocess.run([sys.executable, "-c", EARLY.replace("NAME", name)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == status, proc.stderr
+    assert proc.stderr == f"ptxconf: interrupted ({name})\n"

@@ -2,6 +2,6 @@
 
 import sys
 
-from ptxconf.app.cli import main
+from ptxconf.app.entry import main
 
 sys.exit(main())

@@ -378,9 +378,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ptxconf.core import interrupts
     from ptxconf.oracle.spec import SpecErrors
 
-    args = build_parser().parse_args(argv)
     try:
-        with interrupts.watching():
+        with interrupts.watching():  # from parsing the arguments on
+            args = build_parser().parse_args(argv)
             return COMMANDS[args.cmd](args)
     except SpecErrors as errs:
         for e in errs.errors:

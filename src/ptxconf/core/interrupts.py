@@ -2,8 +2,10 @@
 KeyboardInterrupt (a signal that lands inside Z3 or NVRTC can be reported as "Exception ignored"
 and lost).
 
-`watching()` installs handlers that record the signal and raise `Interrupted`; the check runner
-also asks `check()` between cases, so a swallowed one still stops the run at the next case.
+`watching()` installs handlers that record the signal and raise `Interrupted` (the first one
+only: a second or third signal while the run publishes what completed is recorded, never
+raised, so it cannot leave the report folder empty); the check runner also asks `check()`
+between cases, so a swallowed one still stops the run at the next case.
 `blocked()` holds signals back while a set of report files is moved into place.
 """
 
@@ -37,6 +39,8 @@ class Interrupted(KeyboardInterrupt):
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
+    if len(_received) > 1:  # the run is already ending: nothing interrupts its publishing
+        return
     # The run is ending: objects a native library left half-built when the signal landed (Z3's
     # contexts) fail in their finalizers while the stack unwinds; that noise is not the story.
     sys.unraisablehook = lambda _unraisable: None
@@ -51,7 +55,9 @@ def check() -> None:
 
 @contextmanager
 def watching() -> Iterator[None]:
-    """Record SIGINT/SIGTERM for the duration (main thread only; elsewhere a no-op)."""
+    """Record SIGINT/SIGTERM for the duration (main thread only; elsewhere a no-op); where one
+    arrived, both are ignored afterwards (the process is ending), else the handlers before are
+    put back."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -60,8 +66,10 @@ def watching() -> Iterator[None]:
     try:
         yield
     finally:
+        # after a signal the process is ending: further ones are ignored, so that its exit
+        # status stays the first signal's (a default handler would kill it mid-exit)
         for s, h in old.items():
-            signal.signal(s, h)
+            signal.signal(s, signal.SIG_IGN if _received else h)
         _received.clear()
 
 
