@@ -8,7 +8,7 @@ from __future__ import annotations
 from case_outcomes import run_case as _run
 from case_outcomes import run_module_case as _run_module
 from golden_messages import example
-from scratch_spec import edited_scratch_spec
+from scratch_spec import descriptor_field_replaced, edited_scratch_spec
 
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Result
@@ -339,8 +339,7 @@ def _alignment_example_type_of_its_shape() -> str:
 
 @example("descriptor.fields_disjoint.descriptor_field_past_bit_63")
 def _descriptor_field_past_bit_63() -> str:
-    spec = edited_scratch_spec("wgmma/matrix_descriptor.yaml", "lsb_bits: 62, width_bits: 2",
-                               "lsb_bits: 62, width_bits: 3")
+    spec = descriptor_field_replaced("layout_type", width_bits=3)
     got = _run_module(descriptor_checks, spec, "descriptor.fields_disjoint[wgmma/matrix_descriptor:*]")
     return got.message
 

@@ -286,13 +286,9 @@ def _not_whole_operands() -> str:
 
 @example("readmap.layout_type_code_undefined")
 def _layout_type_code_undefined() -> str:
-    from pathlib import Path
-    from tempfile import TemporaryDirectory
 
-    from scratch_spec import edited_spec
+    from scratch_spec import descriptor_field_replaced
 
 
-    with TemporaryDirectory() as tmp:
-        spec = edited_spec(Path(tmp), "wgmma/matrix_descriptor.yaml",
-                           "codes: {none: 0, 128B: 1, 64B: 2, 32B: 3}", "codes: {none: 0, 128B: 1, 64B: 2}")
-        return _raised(lambda: Descriptor.decode(spec, 3 << 62))
+    spec = descriptor_field_replaced("layout_type", codes={"none": 0, "128B": 1, "64B": 2})
+    return _raised(lambda: Descriptor.decode(spec, 3 << 62))

@@ -324,3 +324,39 @@ def _lint_ids_duplicate() -> str:
 @example("lint.ids_disagree_with_the_fields")
 def _lint_ids_disagree() -> str:
     return _linted(_LINT_ATOM.format(major="K", shape="8x8").replace("id: K_SW128", "id: MN_SW128"), "SPEC-ID")
+
+
+# --- oracle/lint/quote.py: SPEC-QUOTE ------------------------------------------------------------
+
+@example("quote.field_contradicts_its_quote")
+def _quote_contradicted() -> str:
+    from ptxconf.oracle.lint.quote import QuoteRule
+
+    return _lint_first(QuoteRule().check, f"kind: descriptor_field\nsource: {_LINT_SOURCE}\n"
+                       "rows:\n  - {id: leading_byte_offset, cite: {anchor: \"table, bits 29-16\"}, "
+                       "lsb_bits: 32, width_bits: 14, encode_shift_bits: 4}\n")
+
+
+@example("quote.tables_disagree")
+def _quote_tables_disagree() -> str:
+    from scratch_spec import descriptor_field_replaced
+
+    from ptxconf.oracle.lint.quote import table_errors
+
+    spec = descriptor_field_replaced("leading_byte_offset", "cute/gmma_descriptor", encode_shift_bits=5)
+    return table_errors("spec", spec.rows)[0].message
+
+
+@example("quote.unquoted_value_contradicts_the_other_table")
+def _quote_other_table() -> str:
+    """Both tables' layout-type codes swapped alike: the PTX table's row, which quotes no codes,
+    against CUTLASS's quote."""
+    from scratch_spec import replaced_row
+
+    from ptxconf.oracle.lint.quote import table_errors
+    from ptxconf.oracle.spec import default_spec
+
+    swapped = {"none": 0, "128B": 3, "64B": 2, "32B": 1}
+    spec = replaced_row(default_spec(), "wgmma/matrix_descriptor:layout_type", codes=swapped)
+    spec = replaced_row(spec, "cute/gmma_descriptor:layout_type", codes=swapped)
+    return table_errors("spec", spec.rows)[0].message

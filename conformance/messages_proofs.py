@@ -185,9 +185,10 @@ def _descriptors_range() -> str:
 
 @example("descriptors.range_past_the_oracle")
 def _descriptors_range_oracle() -> str:
-    return _edited(("wgmma/matrix_descriptor.yaml", "lsb_bits: 62, width_bits: 2",
-                    "lsb_bits: 63, width_bits: 2"),
-                   lambda spec: _descriptors(spec, f"proof.descriptor_range[{DESC}:layout_type]"))
+    from scratch_spec import descriptor_field_replaced
+
+    spec = descriptor_field_replaced("layout_type", lsb_bits=63)
+    return _descriptors(spec, f"proof.descriptor_range[{DESC}:layout_type]").message  # type: ignore[attr-defined]
 
 
 @example("descriptors.start_alignment")

@@ -102,6 +102,17 @@ def replaced_row(spec: Spec, key: str, **changes: object) -> Spec:
     return Spec(spec.root, rows, spec.findings)
 
 
+def descriptor_field_replaced(row_id: str, table: str = "wgmma/matrix_descriptor",
+                              **changes: object) -> Spec:
+    """The bundled spec with one field row of a descriptor table (the PTX ISA's by default)
+    changed in memory: SPEC-QUOTE refuses, at load, a bit range or code that the row's own
+    quote or the other table contradicts, so a test of what follows from another format
+    reaches it only this way."""
+    from ptxconf.oracle.spec import default_spec
+
+    return replaced_row(default_spec(), f"{table}:{row_id}", **changes)
+
+
 def wide_registers(spec: Spec) -> Spec:
     """`spec` with 64-bit registers, in memory: every register-fragment row holds twice the
     elements per register."""

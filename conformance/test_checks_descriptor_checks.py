@@ -17,7 +17,7 @@ from pathlib import Path
 from case_outcomes import expect_fields, expect_named
 from case_outcomes import run_case as _run
 from case_outcomes import run_module_case as _run_module
-from scratch_spec import edited_spec
+from scratch_spec import descriptor_field_replaced
 
 from ptxconf.core.results import Status
 from ptxconf.oracle.checks import (
@@ -44,7 +44,7 @@ def test_base_offset_witness_agrees() -> None:
 
 def test_base_offset_witness_one_bit_low(tmp_path: Path) -> None:
     """CUTLASS's base_offset read at bit 48: the PTX ISA puts it at bit 49."""
-    spec = edited_spec(tmp_path, "cute/gmma_descriptor.yaml", "lsb_bits: 49", "lsb_bits: 48")
+    spec = descriptor_field_replaced("base_offset", "cute/gmma_descriptor", lsb_bits=48)
     got = _run_module(descriptor_checks, spec, "descriptor.witness[cute/gmma_descriptor:base_offset]")
     expect_fields(got, Status.DISCREPANCY, "documents_disagree", documented=49, derived=48, source="PTX ISA",
                   witness="CUTLASS GmmaDescriptor")
@@ -52,8 +52,7 @@ def test_base_offset_witness_one_bit_low(tmp_path: Path) -> None:
 
 def test_descriptor_field_past_bit_63(tmp_path: Path) -> None:
     """layout_type (bits 63-62) edited to 3 bits wide: bits 62..64, past bit 63."""
-    spec = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", "lsb_bits: 62, width_bits: 2",
-                       "lsb_bits: 62, width_bits: 3")
+    spec = descriptor_field_replaced("layout_type", width_bits=3)
     got = _run_module(descriptor_checks, spec, "descriptor.fields_disjoint[wgmma/matrix_descriptor:*]")
     expect_fields(got, Status.FAIL, "mismatch", lsb=62, width=3)
     expect_named(got, "layout_type", "bit 63")

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 from case_outcomes import expect_named
-from scratch_spec import edited_spec
+from scratch_spec import descriptor_field_replaced, edited_spec
 
 from ptxconf.oracle.descriptor import encode
 from ptxconf.oracle.explain.diagnose import candidates, check_dict, explain_descriptor
@@ -101,7 +101,7 @@ def test_as_dict_of_a_valid_descriptor_is_the_whole_contract() -> None:
 
 def test_as_dict_reads_the_bit_fields_of_the_spec_given(tmp_path: Path) -> None:
     """A spec whose base-offset field is bits 54-52."""
-    spec = _scratch(tmp_path, "lsb_bits: 49, width_bits: 3", "lsb_bits: 52, width_bits: 3")
+    spec = descriptor_field_replaced("base_offset", lsb_bits=52)
     value = 1 << 16 | 64 << 32 | 1 << 62   # start 0, LBO 16, SBO 1024, 128B
     d = explain_descriptor(spec, A_K, value | 2 << 52).as_dict(spec)["descriptor"]
     assert d["base_offset"] == 2
@@ -252,8 +252,7 @@ def test_equal_strides_are_no_swap() -> None:
 def test_the_search_uses_the_stride_granule_of_the_spec_given(tmp_path: Path) -> None:
     """A spec whose LBO field stores bytes >> 5: the granule is 32 B, so K_INTER's strides are
     the user's 64 and 1024, the packed 1024 and 128, and 32 (never the bundled spec's 16)."""
-    old = "encode_shift_bits: 4, address_bits: 18}\n  - {id: stride"
-    spec = _scratch(tmp_path, old, old.replace("shift_bits: 4", "shift_bits: 5"))
+    spec = descriptor_field_replaced("leading_byte_offset", encode_shift_bits=5)
     user = Descriptor.of(spec, start_address=0, lbo=64, sbo=1024, swizzle="none")
     cands = candidates(spec, A_K, user, Context(0))
     assert {c.desc.sbo for c in cands if c.desc.swizzle == "none"} == {32, 64, 128, 1024}
@@ -353,8 +352,7 @@ def test_a_descriptor_the_spec_cannot_store_is_skipped_and_the_search_goes_on(
         tmp_path: Path) -> None:
     """A spec whose base-offset field stores value >> 1: the rule's field for tile base 0x80,
     (0x80 >> 7) & 7 = 1, cannot be stored; the user's 2 can, and is still tried after it."""
-    spec = _scratch(tmp_path, "width_bits: 3, encode_shift_bits: 0}",
-                    "width_bits: 3, encode_shift_bits: 1}")
+    spec = descriptor_field_replaced("base_offset", encode_shift_bits=1)
     user = Descriptor.of(spec, start_address=0x80, lbo=16, sbo=1024, swizzle="128B",
                          base_offset=2)
     cands = candidates(spec, A_K, user, Context(0x80))

@@ -31,7 +31,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from case_outcomes import raises_naming
-from scratch_spec import edited_spec
+from scratch_spec import descriptor_field_replaced, edited_spec
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.explain.operand import Operand
@@ -86,8 +86,7 @@ def test_decode_maps_each_layout_type_code_to_its_mode() -> None:
 
 def test_a_layout_type_code_the_spec_does_not_define_is_refused(tmp_path: Path) -> None:
     """A spec whose layout-type field lists no 32B code: code 3 selects nothing."""
-    spec = _scratch(tmp_path, "codes: {none: 0, 128B: 1, 64B: 2, 32B: 3}",
-                    "codes: {none: 0, 128B: 1, 64B: 2}")
+    spec = descriptor_field_replaced("layout_type", codes={"none": 0, "128B": 1, "64B": 2})
     with raises_naming(ValueError, "descriptor 0xc000000000000000", "layout-type code 3"):
         Descriptor.decode(spec, 3 << 62)
 
@@ -119,7 +118,7 @@ def test_bit_fields_give_each_fields_bits_raw_value_and_shift() -> None:
 
 def test_bit_fields_and_decode_follow_the_spec_given(tmp_path: Path) -> None:
     """A spec that moves the base-offset field to bits 54-52: its format, not the bundled one."""
-    spec = _scratch(tmp_path, "lsb_bits: 49, width_bits: 3", "lsb_bits: 52, width_bits: 3")
+    spec = descriptor_field_replaced("base_offset", lsb_bits=52)
     d = Descriptor.of(spec, start_address=0, lbo=16, sbo=1024, swizzle="128B", base_offset=6)
     assert d.value == 1 << 16 | 64 << 32 | 6 << 52 | 1 << 62
     assert Descriptor.decode(spec, d.value) == Descriptor(d.value, 0, 16, 1024, 6, "128B", 0)

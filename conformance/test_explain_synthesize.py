@@ -36,7 +36,7 @@ from case_outcomes import descriptor_block as _block
 from case_outcomes import descriptor_value as _value
 from case_outcomes import refused as _refuse
 from case_outcomes import synthesized as _found
-from scratch_spec import edited_spec
+from scratch_spec import descriptor_field_replaced
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.explain.operand import ExplainError, Operand
@@ -179,9 +179,7 @@ def test_a_start_off_the_16_byte_granule_is_an_error() -> None:
 def test_the_start_granule_is_the_start_fields_own(tmp_path: Path) -> None:
     """With the start-address field storing the address >> 5 (and LBO/SBO still >> 4), 0x10 is
     off the 32-B granule and 0x20 is on it: the start's granule is its own field's."""
-    start = "lsb_bits: 0, width_bits: 14, encode_shift_bits: 4, address_bits: 18"
-    other = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", start,
-                        start.replace("shift_bits: 4", "shift_bits: 5"))
+    other = descriptor_field_replaced("start_address", encode_shift_bits=5)
     with pytest.raises(ExplainError) as err:
         synthesize(other, README_LAYOUT, BF16_K, start=0x10)
     _names(err.value, "EXPLAIN-LAYOUT", "--start-address 0x10", "32 B", ">> 5")

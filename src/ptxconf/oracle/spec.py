@@ -15,6 +15,7 @@ from ptxconf.oracle import records
 from ptxconf.oracle.findings import FINDINGS_NAME, Findings, load_findings, spec_findings
 from ptxconf.oracle.lint import RULES, RawDocument, SpecError
 from ptxconf.oracle.lint.derived import derived_errors
+from ptxconf.oracle.lint.quote import table_errors
 from ptxconf.oracle.lint.refs import cross_file_errors
 from ptxconf.oracle.lint.schema import built_row
 from ptxconf.oracle.locate import BUNDLED_SPEC_DIR, SpecChoice
@@ -190,7 +191,7 @@ def _load_spec(root: Path | str | None) -> Spec:
     if not errors:
         errors = cross_file_errors(str(root), rows) + _missing_kinds(root, rows)
     if not errors:
-        errors = derived_errors(str(root), rows)
+        errors = derived_errors(str(root), rows) + table_errors(str(root), rows)
     if errors:
         raise SpecErrors(errors)
     return Spec(root, tuple(rows))

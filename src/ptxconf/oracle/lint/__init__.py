@@ -3,6 +3,7 @@
 from ptxconf.oracle.lint.base import RawDocument, Rule, SpecError
 from ptxconf.oracle.lint.cite import CiteRule
 from ptxconf.oracle.lint.ids import IdRule
+from ptxconf.oracle.lint.quote import QuoteRule
 from ptxconf.oracle.lint.rows import RowsRule
 from ptxconf.oracle.lint.schema import SchemaRule
 from ptxconf.oracle.lint.source import SourceRule
@@ -10,6 +11,6 @@ from ptxconf.oracle.lint.units import UnitsRule
 
 #: Every rule, in the order it runs. SPEC-YAML is raised by the parser itself.
 RULES: tuple[Rule, ...] = (SourceRule(), RowsRule(), UnitsRule(), SchemaRule(), IdRule(),
-                           CiteRule())
+                           CiteRule(), QuoteRule())
 
 __all__ = ["RULES", "RawDocument", "Rule", "SpecError"]
