@@ -114,11 +114,12 @@ def table_errors(root: str, rows: Sequence[records.Row]) -> list[SpecError]:
                 continue
             for i, row in enumerate(pair):
                 other = quotes[1 - i].get(key)
-                if key not in quotes[i] and other is not None and values[i] != other:
+                cite = pair[1 - i].cite
+                if key not in quotes[i] and other is not None and values[i] != other and cite:
                     errors.append(SpecError(
                         f"{root}/{row.file}", row.line, RULE,
                         f"row {rid}: {key} = {values[i]!r}, but {TABLES[1 - i]}'s row {rid} "
-                        f"quotes {key} = {other!r} (its cite: {pair[1 - i].cite.anchor!r})"))
+                        f"quotes {key} = {other!r} (its cite: {cite.anchor!r})"))
     return errors
 
 
