@@ -271,3 +271,44 @@ def test_convention_major_against_the_cublas_table(tmp_path: Path) -> None:
     expect_fields(got, Status.DISCREPANCY, "documents_disagree", operand="A", transposed=True, major="K",
                   other=other, other_major="MN")
     expect_named(got, key, "K-major", other, "MN-major")
+
+
+def _walked(layout: object) -> tuple[tuple[int, int], tuple[int, int], int] | None:
+    """The first collision found coordinate by coordinate, k outer, mn inner (the reference)."""
+    outer = getattr(layout, "outer", layout)
+    rows, cols = outer[0].size(), outer[1].size()
+    seen: dict[int, tuple[int, int]] = {}
+    for j in range(cols):
+        for i in range(rows):
+            off = layout((i, j))  # type: ignore[operator]
+            if off in seen:
+                return seen[off], (i, j), off
+            seen[off] = (i, j)
+    return None
+
+
+def test_first_collision_names_the_first_repeated_offset_in_k_then_mn_order() -> None:
+    """Over arrays, the same pair as walking every coordinate: on every canonical layout, at
+    several widths, repeats and offsets, colliding or not (tight offsets collide nowhere; LBO 0
+    or an SBO below the core collide)."""
+    import itertools
+
+    from ptxconf.oracle import canonical
+    from ptxconf.oracle.algebra.notation import parse
+    from ptxconf.oracle.checks.smem_layouts import first_collision
+    from ptxconf.oracle.records import CanonicalLayout
+
+    spec = default_spec()
+    found = {True: 0, False: 0}
+    for row in spec.of(CanonicalLayout):
+        for t, (m, k), (lbo, sbo) in itertools.product((8, 1), ((1, 1), (2, 3)), ((0, 0), (64, 8), (16, 128))):
+            layout = canonical.instantiate(row, t, m, k, lbo, sbo)
+            got = first_collision(layout)
+            assert got == _walked(layout), (row.id, t, m, k, lbo, sbo)
+            found[got is not None] += 1
+    assert found[True] > 0
+    assert found[False] > 0
+    plain = parse("((2,2),2):((1,4),2)")  # offsets 0 1 4 5 2 3 6 7: injective
+    assert first_collision(plain) is None
+    clash = parse("(2,(2,2)):(1,(2,2))")  # (0,(1,0)) and (0,(0,1)) both at 2
+    assert first_collision(clash) == _walked(clash) == ((0, 1), (0, 2), 2)

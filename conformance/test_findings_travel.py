@@ -124,7 +124,8 @@ def test_the_findings_flag_judges_instead_of_the_trees_file(tmp_path: Path,
     assert (code, r.status, r.code) == (0, Status.PASS, "ok")
 
 
-@pytest.mark.parametrize("argv", [["spec", "validate", "--assembler", "off"], ["spec", "list"],
+@pytest.mark.parametrize("argv", [["spec", "validate", "--assembler", "off", "--checks", "off"],
+                                  ["spec", "list"],
                                   ["oracle", "descriptor", "encode", "--start-address", "0", "--lbo",
                                    "16", "--sbo", "1024", "--swizzle", "128B"]],
                          ids=["spec validate", "spec list", "oracle descriptor encode"])

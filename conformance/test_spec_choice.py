@@ -222,9 +222,11 @@ def test_an_edit_to_the_checkouts_spec_is_seen_without_reinstalling(tmp_path: Pa
     assert "1 discrepancy" in out, out   # the known finding, listed in the checkout
 
     # a value edit: the spec still loads, its hash moves, and the finding it pinned is stale
+    # (validate runs check's case too, and says so at the row)
     replace_once(repo / "spec" / S143_FIXED[0], *S143_FIXED[1:])
-    code, after, _, _ = run("spec", "validate", "--assembler", "off")
-    assert code == 0
+    code, after, _, err = run("spec", "validate", "--assembler", "off")
+    assert code == 2
+    assert f"SPEC-CHECK - {S143}: known finding cutedsl-period-s143 no longer happens" in err, err
     assert after["sha256"] != before["sha256"]
     assert after["sha256"] == spec_sha256(load_spec(repo / "spec"))[:12]
     code, _, out, _ = run("check", "--gpu", "off", "--only", S143, *report)

@@ -5,7 +5,7 @@ size asked for -- the bundled spec/ plus copies of real rows under new ids (the 
 layouts of `cute/mma_atoms.yaml`, a kind whose ids encode no facts and that no other row
 references) spread over files under `synthetic/`, none past the loader's per-file limit
 `MAX_FILE_BYTES` -- and times `load_spec` (parse, every lint rule, the cross-file rules, the
-records) and `spec validate`'s checks (`ptxconf spec validate --assembler off`) on it. Every
+records) and `spec validate`'s checks (`ptxconf spec validate --assembler off --checks off`) on it. Every
 figure is {"bytes", "files", "rows", "load_s", "validate_s"}: loading should grow linearly
 with the bytes.
 
@@ -113,10 +113,11 @@ def _seconds(fn: Callable[[], object], repeat: int) -> float:
 
 
 def _validate(root: Path) -> None:
-    """`ptxconf spec validate --assembler off` on a tree (its output swallowed; the command's
-    own function, as `ptxconf` dispatches it); raise unless it passed."""
+    """`ptxconf spec validate --assembler off --checks off` on a tree (the reader and its rules;
+    its output swallowed; the command's own function, as `ptxconf` dispatches it); raise unless
+    it passed."""
     args = build_parser().parse_args(["spec", "validate", "--spec-dir", str(root), "--assembler",
-                                      "off", "--json"])
+                                      "off", "--checks", "off", "--json"])
     with contextlib.redirect_stdout(io.StringIO()) as out:
         code = cmd_validate(args)
     if code != 0:

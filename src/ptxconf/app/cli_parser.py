@@ -103,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print {ok, files, rows, problems: [{path, line, rule, message}]}")
     v.add_argument("--assembler", choices=("auto", "on", "off"), default="auto",
                    help="compile the instruction rows with NVRTC (auto: where NVRTC is here)")
+    v.add_argument("--checks", choices=("on", "off"), default="on",
+                   help="run the self-consistency cases check runs on the spec alone (default on)")
     ls = spec.add_parser("list", help="list every spec row")
     spec_options(ls)
     ls.add_argument("--json", action="store_true")

@@ -1,5 +1,6 @@
 """`ptxconf spec validate`: every lint rule, the cross-file rules, the facts several rows derive,
-and the assembler witness `check` runs; each problem `path:line: RULE - message` (exit 2)."""
+the self-consistency cases and the assembler witness `check` runs; each problem
+`path:line: RULE - message` (exit 2)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 
 from ptxconf.app.command_io import UsageError, command_spec, emit
 from ptxconf.app.spec_assembler import assembler_stage
+from ptxconf.app.spec_checks import checks_stage
 from ptxconf.oracle.spec import SpecErrors
 
 
@@ -14,11 +16,13 @@ def cmd_validate(args: argparse.Namespace) -> int:
     """spec validate: every problem as `path:line: RULE - message` (or JSON objects); exit 2."""
     try:
         spec = command_spec(args)
+        failed = checks_stage(spec) if args.checks == "on" else []
         stage = None if args.assembler == "off" else assembler_stage(spec)
         if stage is not None and stage.skipped and args.assembler == "on":
             raise UsageError(f"--assembler on: {stage.skipped}")
-        if stage is not None and stage.errors:
-            raise SpecErrors(list(stage.errors))
+        failed += list(stage.errors) if stage is not None else []
+        if failed:  # both stages' problems, in file and line order
+            raise SpecErrors(sorted(failed, key=lambda e: (e.path, e.line)))
     except SpecErrors as errs:
         if not args.json:
             raise

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import partial
 
+import numpy as np
+
 from ptxconf.core.results import Status
 from ptxconf.oracle import canonical
 from ptxconf.oracle.algebra.int_tuple import flatten
@@ -275,11 +277,40 @@ def _injective(spec: Spec, row: CanonicalLayout) -> str:
     return f"injective in {tried} instantiations (k within one {row.swizzle} atom)"
 
 
+def _offsets(layout: Layout | ComposedLayout) -> np.ndarray | None:
+    """Every offset of a layout in its 1-D (colexicographic) index order, or None for a
+    composition whose inner function is not a swizzle."""
+    outer = layout if isinstance(layout, Layout) else layout.outer
+    if isinstance(layout, ComposedLayout) and not isinstance(layout.inner, Swizzle):
+        return None
+    idx = np.arange(outer.size(), dtype=np.int64)
+    off = np.zeros_like(idx)
+    for extent, stride in zip(flatten(outer.shape), flatten(outer.stride), strict=True):
+        off += (idx % extent) * stride
+        idx //= extent
+    if isinstance(layout, ComposedLayout):
+        sw = layout.inner
+        assert isinstance(sw, Swizzle)
+        off = off + layout.offset
+        off = off ^ ((off >> sw.shift) & sw.zzz_mask)  # Swizzle.__call__, over the array
+    return off
+
+
 def first_collision(layout: Layout | ComposedLayout) -> tuple[tuple[int, int], tuple[int, int], int] | None:
-    """Two coordinates (mn, k) that map to one offset, or None when injective."""
-    seen: dict[int, tuple[int, int]] = {}
+    """Two coordinates (mn, k) that map to one offset, or None when injective: the first
+    coordinate, in (k, mn) order, whose offset an earlier one has, and that earlier one."""
     rows, cols = (layout[0].size(), layout[1].size()) if isinstance(layout, Layout) else \
         (layout.outer[0].size(), layout.outer[1].size())
+    offs = _offsets(layout)
+    if offs is not None:  # the same answer as the loop below, over arrays
+        _, first, inverse = np.unique(offs, return_index=True, return_inverse=True)
+        repeats = np.flatnonzero(first[inverse] != np.arange(offs.size))
+        if repeats.size == 0:
+            return None
+        at = int(repeats[0])
+        was = int(first[inverse[at]])
+        return (was % rows, was // rows), (at % rows, at // rows), int(offs[at])
+    seen: dict[int, tuple[int, int]] = {}
     for j in range(cols):
         for i in range(rows):
             off = layout((i, j))
