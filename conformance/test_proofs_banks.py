@@ -22,7 +22,7 @@ from pathlib import Path
 
 from case_outcomes import proof_facts
 from case_outcomes import prove_module_claim as _prove
-from scratch_spec import edited_spec
+from scratch_spec import descriptor_field_replaced
 
 from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import banks
@@ -94,9 +94,7 @@ def test_bank_claim_names_the_start_granule_it_was_proved_for(tmp_path: Path) ->
     """start_address stored as a >> 5 (encode_shift_bits 5): starts are multiples of 2^5 = 32 B.
     K_INTER stays conflict-free (a start adds one constant to all 8 rows, 16 B apart), and the
     message must name the starts the proof ranged over: 32-B-aligned, not 16."""
-    spec = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml",
-                       "width_bits: 14, encode_shift_bits: 4, address_bits: 18}\n  - {id: leading",
-                       "width_bits: 14, encode_shift_bits: 5, address_bits: 18}\n  - {id: leading")
+    spec = descriptor_field_replaced("start_address", encode_shift_bits=5)
     got = _prove(banks, spec, f"proof.bank_conflict_free[{CANON}:K_INTER]")
     assert (got.status, got.code) == (Status.PASS, "ok")
     assert "m=2, k=2, all LBO/SBO and 32-B-aligned starts (bytes reading)" in got.message, got.message

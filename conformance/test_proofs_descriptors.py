@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from case_outcomes import expect_fields, proof_facts
 from case_outcomes import prove_module_claim as _prove
-from scratch_spec import edited_spec
+from scratch_spec import descriptor_field_replaced
 
 from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import descriptors
@@ -41,8 +41,7 @@ def test_start_address_range_is_the_18_bit_bound() -> None:
 def test_layout_type_past_bit_63_is_refuted(tmp_path: Path) -> None:
     """layout_type moved to lsb 63 keeps only its low bit inside the 64-bit descriptor: 1 round
     trips, 2 and 3 do not; the oracle's bound is still (2^2 - 1) << 0 = 3."""
-    spec = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", "lsb_bits: 62, width_bits: 2",
-                       "lsb_bits: 63, width_bits: 2")
+    spec = descriptor_field_replaced("layout_type", lsb_bits=63)
     got = _prove(descriptors, spec, "proof.descriptor_range[wgmma/matrix_descriptor:layout_type]")
     assert (got.status, got.code) == (Status.FAIL, "refuted_oracle")
     assert got.fields["counterexample"] == {"proved_max": "0x1", "oracle_max": "0x3"}
@@ -52,8 +51,7 @@ def test_layout_type_past_bit_63_is_refuted(tmp_path: Path) -> None:
 def test_overlapping_base_offset_names_the_field_it_overlaps(tmp_path: Path) -> None:
     """base_offset moved to lsb 44 ([44, 47)) meets stride_byte_offset's [32, 46) only: it reads
     back (desc >> 44) & 7, SBO's stored bits 12..13 (SBO >> 4 >> 12) or'ed in."""
-    spec = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", "lsb_bits: 49, width_bits: 3",
-                       "lsb_bits: 44, width_bits: 3")
+    spec = descriptor_field_replaced("base_offset", lsb_bits=44)
     got = _prove(descriptors, spec, "proof.descriptor_roundtrip[wgmma/matrix_descriptor:base_offset]")
     assert (got.status, got.code) == (Status.DISCREPANCY, "refuted")
     cex = got.fields["counterexample"]
@@ -70,8 +68,7 @@ def test_a_field_overlapping_one_neighbour_names_only_it(tmp_path: Path) -> None
     """base_offset moved to lsb 29 ([29, 32)) meets leading_byte_offset's [16, 30) at bit 29
     only; stride_byte_offset starts at 32, just past it, and is not named. It reads back as
     (desc >> 29) & 7: its own bits with LBO's stored bit 13 (LBO >> 4 >> 13) or'ed into bit 0."""
-    spec = edited_spec(tmp_path, "wgmma/matrix_descriptor.yaml", "lsb_bits: 49, width_bits: 3",
-                       "lsb_bits: 29, width_bits: 3")
+    spec = descriptor_field_replaced("base_offset", lsb_bits=29)
     got = _prove(descriptors, spec, "proof.descriptor_roundtrip[wgmma/matrix_descriptor:base_offset]")
     assert (got.status, got.code) == (Status.DISCREPANCY, "refuted")
     v = {k: int(x, 16) for k, x in got.fields["counterexample"].items()}

@@ -81,6 +81,17 @@ def _count(text: str) -> int:
     return int(text)
 
 
+#: The most proof workers a run starts (each is a Python process with Z3: ~60 MB).
+MAX_PROOF_WORKERS = 64
+
+
+def _workers(text: str) -> int:
+    count = _count(text)
+    if count > MAX_PROOF_WORKERS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_PROOF_WORKERS} workers, got {text!r}")
+    return count
+
+
 def _positive_int(text: str) -> int:
     if not (text.isdigit() and int(text) > 0):
         raise argparse.ArgumentTypeError(f"expected a positive count, got {text!r}")
@@ -165,7 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="prove every claim and compile every kernel again (ignore the caches)")
     ck.add_argument("--gpus", default="1", type=_gpus_arg,
                     help="GPU cases over this many visible GPUs, or 'all' (default 1)")
-    ck.add_argument("--proof-workers", type=_count, metavar="N",
+    ck.add_argument("--proof-workers", type=_workers, metavar="N",
                     help="processes proving the Z3 claims (default: one per core, at "
                          "most 4; 0: in the run's own process)")
     ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
@@ -182,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--json", action="store_true")
     pr.add_argument("--no-cache", action="store_true",
                     help="prove every claim again (ignore the proof cache)")
-    pr.add_argument("--proof-workers", type=_count, metavar="N",
+    pr.add_argument("--proof-workers", type=_workers, metavar="N",
                     help="processes proving the claims (default: one per core, at most "
                          "4; 0: in this process)")
 

@@ -40,6 +40,22 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+def _bytes(text: str) -> int:
+    """A byte count or address: 0 or more, below 2**32."""
+    value = _int(text)
+    if not 0 <= value < 1 << 32:
+        raise argparse.ArgumentTypeError(f"expected bytes from 0 to 2**32 - 1, got {text!r}")
+    return value
+
+
+def _descriptor_value(text: str) -> int:
+    """A 64-bit descriptor value."""
+    value = _int(text)
+    if not 0 <= value < 1 << 64:
+        raise argparse.ArgumentTypeError(f"expected a 64-bit descriptor (0 to 2**64 - 1), got {text!r}")
+    return value
+
+
 def _operand_args(p: argparse.ArgumentParser) -> None:
     spec_options(p)
     p.add_argument("--instr", help="the wgmma instruction (append :RS or give --form RS for "
@@ -61,11 +77,11 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     es = ex.add_subparsers(dest="explain_cmd", required=True)
     de = es.add_parser("descriptor", help="decode a descriptor, judge its read map, name the "
                        "mistake, give the corrected value")
-    de.add_argument("value", type=_int)
+    de.add_argument("value", type=_descriptor_value)
     _operand_args(de)
-    de.add_argument("--smem-bytes", type=_int, help="the tile's allocation, bytes from the "
+    de.add_argument("--smem-bytes", type=_bytes, help="the tile's allocation, bytes from the "
                     "tile base")
-    de.add_argument("--tile-base", type=_int, help="where the tile (its swizzle pattern and "
+    de.add_argument("--tile-base", type=_bytes, help="where the tile (its swizzle pattern and "
                     "allocation) begins (default: the start rounded down to 128 B)")
     de.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
     de.add_argument("--svg", type=Path, help="write the read map's picture as SVG here")

@@ -26,15 +26,23 @@ def _int(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
+#: The most threads `--threads` may name (a warpgroup has 128).
+MAX_THREADS = 1024
+
+
 def _threads(text: str) -> list[int]:
-    """'0-7' or '0,1,32' -> thread ids."""
+    """'0-7' or '0,1,32' -> thread ids (ranges low to high, at most MAX_THREADS in all)."""
     out: list[int] = []
-    try:
-        for part in text.split(","):
-            lo, _, hi = part.partition("-")
-            out += list(range(int(lo), int(hi or lo) + 1))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected threads like 0-7 or 0,1,32, got {text!r}") from None
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        if not lo.strip().isdigit() or not (hi or lo).strip().isdigit():
+            raise argparse.ArgumentTypeError(f"expected threads like 0-7 or 0,1,32, got {text!r}")
+        first, last = int(lo), int(hi or lo)
+        if last < first:
+            raise argparse.ArgumentTypeError(f"{part!r}: a range runs low to high (like 0-7)")
+        if len(out) + last - first + 1 > MAX_THREADS:
+            raise argparse.ArgumentTypeError(f"{text!r} names more than {MAX_THREADS} threads")
+        out += range(first, last + 1)
     return out
 
 

@@ -52,8 +52,22 @@ class _Token:
     end: int
 
 
+#: The most text and the deepest nesting a layout may have (the widest CuTe layouts of the
+#: spec are a few hundred characters and 3 levels deep); past them the text is refused.
+MAX_TEXT_CHARS = 10_000
+MAX_DEPTH = 32
+
+
 def _tokenize(text: str) -> list[_Token]:
-    """Split ``text`` into tokens, ending with an 'end' token."""
+    """Split ``text`` into tokens, ending with an 'end' token (refused past MAX_TEXT_CHARS
+    characters or MAX_DEPTH nested parentheses, before any recursion)."""
+    if len(text) > MAX_TEXT_CHARS:
+        raise NotationError(f"{len(text)} characters; a layout is at most {MAX_TEXT_CHARS}")
+    depth = 0
+    for column, char in enumerate(text, 1):
+        depth += (char == "(") - (char == ")")
+        if depth > MAX_DEPTH:
+            raise NotationError(f"nested deeper than {MAX_DEPTH} levels", column)
     tokens, pos = [], 0
     while text[pos:].strip():
         m = _TOKEN.match(text, pos)

@@ -81,6 +81,10 @@ class UserLayout:
         return "none" if self.swizzle is None or not self.swizzle.bits else str(self.swizzle)
 
 
+#: The most elements a layout `explain` reads may have (its maps are arrays of this size).
+MAX_LAYOUT_ELEMS = 1 << 20
+
+
 def parse_layout(spec: Spec, text: str, dtype: str, swizzle_unit: str = "bytes") -> UserLayout:
     """Parse a CuTe layout of `dtype` elements and move it to bytes (ExplainError if it is not
     a rank-2 (mn, k) layout, plain or `Swizzle o offset o layout`)."""
@@ -101,6 +105,10 @@ def parse_layout(spec: Spec, text: str, dtype: str, swizzle_unit: str = "bytes")
     if outer.rank() != 2:
         raise ExplainError("EXPLAIN-LAYOUT", f"{text!r} has {outer.rank()} top-level mode(s): "
                            "expected (mn, k) -> offset")
+    if outer.size() > MAX_LAYOUT_ELEMS:
+        raise ExplainError("EXPLAIN-LAYOUT", f"{text!r} has {outer.size()} elements; explain "
+                           f"reads at most {MAX_LAYOUT_ELEMS} (a wgmma operand has at most "
+                           "256 x 256)")
     unit = UNITS[swizzle_unit] if isinstance(parsed, ComposedLayout) else None
     moved = UnitLayout(parsed, Unit.ELEMS, bits).to_bytes(unit).layout
     if isinstance(moved, ComposedLayout):
