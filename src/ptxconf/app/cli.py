@@ -339,12 +339,23 @@ def _merge(args: argparse.Namespace) -> int:
     dirs = [Path(p) for p in args.results[1:]]
     if not dirs or args.out_dir is None:
         raise UsageError("report merge needs run folders and -o OUT")
-    m = merge([load_run(d) for d in dirs], [e for f in args.expect for e in load_expectations(f)])
+    runs = [load_run(d) for d in dirs]
+    out = Path(args.out_dir).resolve()
+    if any(out == run.path.resolve() for run in runs):
+        raise UsageError(f"-o {args.out_dir} is one of the runs merged: write the matrix elsewhere "
+                         "(a merge never writes into its inputs)")
+    m = merge(runs, [e for f in args.expect for e in load_expectations(f)])
     paths = write_merge(args.out_dir, m)
     print(f"merged {len(m.cases)} cases on {', '.join(m.devices)}: {len(m.disagree())} where the "
           f"devices disagree, {len(m.applied)} expected, {len(m.stale)} stale expectations")
+    if m.absent:
+        print(f"{len(m.absent)} expectation(s) for a device no run is from, not applied: "
+              + ", ".join(sorted({f"{e.device} ({e.source})" for e in m.absent})))
+    if m.incomplete:
+        print(f"INCOMPLETE: the runs of {', '.join(m.incomplete)} were interrupted (only what "
+              "completed is merged)")
     print(f"matrix: {paths[1]} (merged.json, summary.md beside it)")
-    return 1 if m.stale else 0
+    return 1 if m.stale or m.incomplete else 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:

@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from ptxconf.core.results import Result, Status
 
 #: Statuses from worst to best: a family's cell shows its worst case.
@@ -40,6 +38,8 @@ class Run:
     path: Path
     device: str
     results: dict[str, Result]
+    #: The run was interrupted: what it holds is only what completed (its meta.incomplete).
+    incomplete: bool = False
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,10 @@ class Merged:
     cases: dict[str, dict[str, Result]]
     applied: list[Expectation] = field(default_factory=list)
     stale: list[Expectation] = field(default_factory=list)
+    #: Expectations for a device none of the runs is from (not applied, not stale).
+    absent: list[Expectation] = field(default_factory=list)
+    #: The runs that were interrupted (their results are only what completed), by device.
+    incomplete: list[str] = field(default_factory=list)
 
     def disagree(self) -> list[str]:
         """Case ids whose status differs between the devices that ran them."""
@@ -91,15 +95,19 @@ def load_run(path: Path) -> Run:
     if not file.is_file():
         raise ValueError(f"{path}: no results.json")
     results, meta = load_results(file)
-    return Run(file.parent, device_label(results, meta), {r.id: r for r in results})
+    return Run(file.parent, device_label(results, meta), {r.id: r for r in results},
+               bool(meta.get("incomplete")))
 
 
 def load_expectations(path: Path) -> list[Expectation]:
-    """An expectation file: one line per problem, never a traceback."""
+    """An expectation file: one line per problem, never a traceback (read as spec files are:
+    at most 1 MiB, no aliases, nested at most 16 deep)."""
+    from ptxconf.oracle.lint.base import SpecError, compose_file
+
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"{path}: cannot read expectations ({str(exc).splitlines()[0]})") from None
+        _, data = compose_file(path, str(path))
+    except SpecError as exc:
+        raise ValueError(f"{path}: cannot read expectations ({exc.message})") from None
     if not isinstance(data, dict) or not isinstance(data.get("device"), str) \
             or not isinstance(data.get("expect"), list):
         raise ValueError(f"{path}: expected {{device: NAME, expect: [{{case, status, reason}}]}}")
@@ -125,7 +133,7 @@ def merge(runs: Sequence[Run], expectations: Sequence[Expectation] = ()) -> Merg
     for run in runs:
         for cid, res in run.results.items():
             cases.setdefault(cid, {})[run.device] = res
-    m = Merged(devices, cases)
+    m = Merged(devices, cases, incomplete=[r.device for r in runs if r.incomplete])
     for e in expectations:
         got = cases.get(e.case, {}).get(e.device)
         if got is not None and got.status.value == e.status:
@@ -136,6 +144,8 @@ def merge(runs: Sequence[Run], expectations: Sequence[Expectation] = ()) -> Merg
             m.applied.append(e)
         elif e.device in devices:
             m.stale.append(e)
+        else:
+            m.absent.append(e)
     return m
 
 
@@ -167,6 +177,8 @@ def merged_json(m: Merged) -> dict[str, Any]:
         "disagree": m.disagree(),
         "expectations_applied": [e.__dict__ for e in m.applied],
         "expectations_stale": [e.__dict__ for e in m.stale],
+        "expectations_absent_device": [e.__dict__ for e in m.absent],
+        "incomplete_runs": m.incomplete,
     }
 
 
@@ -190,7 +202,10 @@ def matrix_html(m: Merged) -> str:
              "font-size:13px;vertical-align:top;overflow-wrap:anywhere}.pass{background:#e6f4ea}"
              ".fail,.unknown{background:#fde0dc}.discrepancy{background:#fff1c2}.skip{color:#777}"
              ".pic{overflow-x:auto}</style>",
-             f"<h1>ptxconf device matrix</h1><p>{len(m.cases)} cases on {len(m.devices)} devices: "
+             "<h1>ptxconf device matrix</h1>",
+             *([f"<p><b>INCOMPLETE</b>: the runs of {esc(', '.join(m.incomplete))} were "
+                "interrupted; they hold only what completed.</p>"] if m.incomplete else []),
+             f"<p>{len(m.cases)} cases on {len(m.devices)} devices: "
              f"{', '.join(esc(d) for d in m.devices)}; {len(m.disagree())} where they disagree; "
              f"{len(m.applied)} expected differences; {len(m.stale)} stale expectations.</p>",
              f"<div class='pic'>{to_svg(grid)}</div>",
@@ -220,13 +235,18 @@ def matrix_html(m: Merged) -> str:
 def summary_md(m: Merged) -> str:
     """summary.md of a merge."""
     lines = [f"# ptxconf device matrix: {', '.join(m.devices)}", "",
+             *([f"**INCOMPLETE**: the runs of {', '.join(m.incomplete)} were interrupted; they "
+                "hold only what completed.", ""] if m.incomplete else []),
              f"{len(m.cases)} cases; {len(m.disagree())} where the devices disagree; "
              f"{len(m.applied)} expected differences; {len(m.stale)} stale expectations.", ""]
     for cid in m.disagree()[:60]:
         verdicts = "; ".join(f"{d}: {m.cases[cid][d].status.value}" if d in m.cases[cid]
                              else f"{d}: not run" for d in m.devices)
         lines.append(f"- `{cid}`: {verdicts}")
-    lines += [f"- stale expectation on {e.device}: `{e.case}` ({e.reason})" for e in m.stale]
+    lines += [f"- stale expectation on {e.device}: `{e.case}` ({html.escape(e.reason, quote=False)})"
+              for e in m.stale]
+    lines += [f"- expectation for {e.device}, which no run is from: `{e.case}` ({e.source})"
+              for e in m.absent]
     return "\n".join(lines) + "\n"
 
 

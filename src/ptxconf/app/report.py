@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
@@ -248,4 +249,11 @@ def junit(results: Iterable[Result], meta: dict[str, Any] | None = None) -> str:
                 f"known spec discrepancy ({r.fields.get('finding', '')}): {r.message}\n"
                 f"{r.fields.get('explanation', '')}")
     ET.indent(suite)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+    text = ET.tostring(suite, encoding="unicode")
+    # XML 1.0 cannot hold C0 controls but tab, newline and CR, even escaped: a NUL in a message
+    # would make the file unreadable to every CI system; each is written as \xNN text
+    text = _XML_INVALID.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n"
+
+
+_XML_INVALID = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")

@@ -10,6 +10,7 @@ summary.md is the same summary for a CI job page.
 from __future__ import annotations
 
 import functools
+import html
 import json
 import re
 from collections.abc import Mapping
@@ -329,8 +330,9 @@ def _meta_rows(results: list[Result], meta: Mapping[str, Any]) -> tuple[list[tup
 def _verdict(counts: Mapping[str, int], strict: bool,
              incomplete: Mapping[str, Any] | None = None) -> tuple[str, str]:
     if incomplete:
-        return "bad", (f"INCOMPLETE: interrupted by {incomplete.get('interrupted_by', '?')} after "
-                       f"{incomplete.get('completed', '?')} results (ptxconf check --resume runs "
+        said = incomplete if isinstance(incomplete, Mapping) else {}
+        return "bad", (f"INCOMPLETE: interrupted by {said.get('interrupted_by', '?')} after "
+                       f"{said.get('completed', '?')} results (ptxconf check --resume runs "
                        "the rest)")
     failing = counts["fail"] + counts["unknown"] + (counts["discrepancy"] if strict else 0)
     if failing:
@@ -473,8 +475,19 @@ def _markup(svg: str) -> Any:
 
 
 def _md(text: str) -> str:
-    """One line of text safe inside a Markdown list item."""
-    return " ".join(str(text).split()).replace("`", "'")
+    """One line of text safe inside a Markdown list item (and a code span): whitespace and
+    control characters collapsed to spaces, backquotes made quotes."""
+    return " ".join(_CONTROL.sub(" ", str(text)).split()).replace("`", "'")
+
+
+def _md_prose(text: str) -> str:
+    """`_md`, and safe as Markdown prose: no HTML a CI page would render (`<script>` shows as
+    text)."""
+    return html.escape(_md(text), quote=False)
+
+
+#: Characters no report should carry raw: C0 controls but tab and newline, DEL.
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
 def markdown_summary(results: list[Result], meta: Mapping[str, Any]) -> str:
@@ -498,7 +511,7 @@ def markdown_summary(results: list[Result], meta: Mapping[str, Any]) -> str:
         for r in group[:max(budget, 0)]:
             finding = finding_of(r) if status is Status.DISCREPANCY else None
             name = f" ({finding[0]})" if finding and finding[0] else ""
-            msg = _md(r.message)
+            msg = _md_prose(r.message)
             lines.append(f"- `{_md(r.id)}` — `{r.code or '-'}`{name}: {msg[:300]}{'…' * (len(msg) > 300)}")
         if len(group) > max(budget, 0):
             lines.append(f"- … and {len(group) - max(budget, 0)} more (report.html, results.json)")
