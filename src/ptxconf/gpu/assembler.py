@@ -183,8 +183,16 @@ def compile_check_many(variants: Sequence[WgmmaVariant], *, batch: int = 1024,
     asked = asked if asked is not None else Asked()
     chunks = [variants[i:i + batch] for i in range(0, len(variants), batch)]
     asked.kernels += len(chunks)
-    with ThreadPoolExecutor(max_workers=max(1, threads)) as pool:
-        parts = list(pool.map(lambda c: _check_batch(c, folder, asked), chunks))
+    if threads <= 1:  # here: a signal stops the sweep after the compile under way
+        parts = [_check_batch(c, folder, asked) for c in chunks]
+    else:
+        pool = ThreadPoolExecutor(max_workers=threads)
+        try:
+            parts = list(pool.map(lambda c: _check_batch(c, folder, asked), chunks))
+        except BaseException:  # a signal: the compiles not yet started never start
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     return [r for part in parts for r in part]
 
 
