@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,11 +24,11 @@ from ptxconf.gpu.variants import (
 from ptxconf.oracle.records import RegisterFragment
 from ptxconf.oracle.spec import Spec, default_spec
 
-#: Under `--dist loadgroup` (tox's py env) the module runs on one xdist worker: its compiled
-#: modules and the assembler sweep (seconds each) are made once, not per worker. Their fixtures
-#: are session-wide: a worker runs other modules' tests between this module's, and a module
-#: fixture would be made again after each.
-pytestmark = pytest.mark.xdist_group("nvrtc-modules")
+#: Under `--dist loadgroup` (tox's py env) each group runs on one xdist worker, so what its tests
+#: share (seconds each) is made once, not per worker: the probe modules (NVRTC_MODULES) and the
+#: witness sweep (with test_cases.py's witness cases). The fixtures are session-wide: a worker
+#: runs other modules' tests between these, and a module fixture would be made again after each.
+NVRTC_MODULES = pytest.mark.xdist_group("nvrtc-modules")
 
 NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
@@ -71,18 +72,21 @@ def wmma_module() -> dict:
     return {"ok": r.ok, "log": r.log}
 
 
+@NVRTC_MODULES
 @needs_nvrtc
 @pytest.mark.parametrize("variant", FAMILIES, ids=lambda v: v.kernel_name)
 def test_wgmma_probe_compiles(wgmma_n8: dict, variant: WgmmaVariant) -> None:
     _per_variant(wgmma_n8, lambda vs: build.compile_wgmma_cubin(vs), variant)
 
 
+@NVRTC_MODULES
 @needs_nvrtc
 @pytest.mark.parametrize("variant", WIDE, ids=lambda v: v.kernel_name)
 def test_wgmma_probe_compiles_at_n256(wgmma_wide: dict, variant: WgmmaVariant) -> None:
     _per_variant(wgmma_wide, lambda vs: build.compile_wgmma_cubin(vs), variant)
 
 
+@NVRTC_MODULES
 @needs_nvrtc
 @pytest.mark.parametrize("variant", WMMA, ids=lambda v: v.kernel_name)
 def test_wmma_probe_compiles(wmma_module: dict, variant) -> None:
@@ -112,8 +116,13 @@ def test_assembler_accepts_m64n8k16() -> None:
 
 
 @pytest.fixture(scope="session")
-def sweep() -> assembler.WitnessSweep:
-    return assembler.witness_valid_n(wgmma_families(SPEC, all_trans=False))
+def sweep() -> object:
+    """The assembler witness's sweep of the bundled spec, as `check` makes it (every family's
+    N from 1 up, SS and RS, .satfinite where a row has it), shared with test_cases.py's witness
+    cases in one process (xdist group assembler-witness)."""
+    from ptxconf.gpu import witness
+
+    return witness.sweep(SPEC, assembler.verdict_folder(True))
 
 
 def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
@@ -121,10 +130,11 @@ def _spec_valid_n(spec: Spec, fragment_id: str) -> tuple[int, ...] | None:
 
 
 @needs_nvrtc
+@pytest.mark.xdist_group("assembler-witness")
 @pytest.mark.parametrize("variant", wgmma_families(SPEC, all_trans=False),
                          ids=lambda v: f"{v.dtype}.{v.atype}.{v.btype}.{v.form}"
                          + (".satfinite" if v.satfinite else ""))
-def test_assembler_valid_n_matches_spec(sweep: assembler.WitnessSweep, spec: Spec,
+def test_assembler_valid_n_matches_spec(sweep: Any, spec: Spec,
                                         variant: WgmmaVariant,
                                         request: pytest.FixtureRequest) -> None:
     accepted = sweep.accepted_n[variant.family]
