@@ -210,6 +210,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         return code
     if not args.quiet:
         print(text_summary(results, args.strict))
+    if args.annotations == "github":
+        from ptxconf.app.report import github_annotations
+
+        print("\n".join(github_annotations(results, spec, args.strict)))
     if "kernels" in meta:
         print(kernels_line(meta["kernels"], meta.get("lanes")))
     if "witness" in meta:

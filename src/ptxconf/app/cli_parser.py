@@ -172,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--timeout-s", type=_seconds, default=20.0, help="per-proof timeout")
     ck.add_argument("--quiet", action="store_true")
     ck.add_argument("--json", action="store_true", help="print the run's summary as one JSON object")
+    ck.add_argument("--annotations", choices=("github",),
+                    help="also print each failure and spec discrepancy as a CI annotation at its "
+                         "spec row (github: ::error/::warning workflow commands)")
     ck.add_argument("--no-cache", action="store_true",
                     help="prove every claim and compile every kernel again (ignore the caches)")
     ck.add_argument("--gpus", default="1", type=_gpus_arg,

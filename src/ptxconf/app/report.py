@@ -32,7 +32,7 @@ def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
                   spec: Spec | None = None) -> list[Path]:
     """Write results.json, junit.xml, report.html and summary.md; return their paths in that
     order. `spec`: the run's spec where the caller has it (the report draws from it)."""
-    texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta),
+    texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta, spec),
              "report.html": html_report(results, meta, spec),
              "summary.md": markdown_summary(results, meta)}
     return write_set(out_dir, texts)
@@ -212,27 +212,87 @@ def _device(results: list[Result], meta: dict[str, Any]) -> str:
     return "; ".join(devices) or str(meta.get("device", "none"))
 
 
-def junit(results: Iterable[Result], meta: dict[str, Any] | None = None) -> str:
-    """JUnit XML, one testcase per case id. Only what fails the run is a failure: FAIL is a
-    <failure> with its fields as the body, UNKNOWN an <error>; a known discrepancy passes with
-    the finding as a property and in system-out; SKIP is <skipped>."""
+def case_location(spec: Spec | None, result: Result) -> tuple[str, int] | None:
+    """The spec file and line a result's case key names, as `spec/<file>` (the checkout's
+    `spec/` folder holds it, and a report names it so wherever the run read it from), or None
+    where the key names no row, file or kind (a GPU variant's instruction name)."""
+    if spec is None:
+        return None
+    from ptxconf.oracle.spec import key_location
+
+    key = result.id[len(result.check) + 1:-1] if result.id.startswith(result.check + "[") else ""
+    rel, line = key_location(spec, key) if key else ("", 1)
+    return (f"spec/{rel}", line) if rel else None
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_property(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(results: Iterable[Result], spec: Spec | None, strict: bool = False) -> list[str]:
+    """GitHub Actions workflow commands: `::error` for each case that fails the run, `::warning`
+    for each spec discrepancy (an error under --strict), at the spec file and line its case
+    names (`spec/...`, the checkout's folder), titled with the case id."""
+    lines = []
+    for r in results:
+        failing = r.status.failing or (strict and r.status is Status.DISCREPANCY)
+        if not failing and r.status is not Status.DISCREPANCY:
+            continue
+        level = "error" if failing else "warning"
+        where = case_location(spec, r)
+        props = [f"file={_gh_property(where[0])}", f"line={where[1]}"] if where else []
+        props.append(f"title={_gh_property(r.id)}")
+        lines.append(f"::{level} {','.join(props)}::{_gh_data(f'{r.code}: {r.message}')}")
+    return lines
+
+
+#: Skipped cases of one provider with one reason are one JUnit testcase from this many on (a
+#: CPU-only run skips 2,238 GPU cases: eight rows, not thousands).
+SKIP_GROUP_MIN = 2
+
+
+def junit(results: Iterable[Result], meta: dict[str, Any] | None = None,
+          spec: Spec | None = None) -> str:
+    """JUnit XML as GitHub's and GitLab's test views read it. Only what fails the run is a
+    failure: FAIL is a <failure> with its fields as the body, UNKNOWN an <error>; a known spec
+    discrepancy is <skipped> with "known spec discrepancy (<finding>): <message>" (so a test
+    view lists it) and its explanation in system-out; skipped cases of one provider with one
+    reason are one testcase ("<n> cases skipped"). Each testcase names the spec file and line
+    its case key points at (`file`, `line`), where it points at one."""
     results = list(results)
     meta = meta or {}
     counts = summarize(results)
+    groups: dict[tuple[str, str, str], list[Result]] = {}
+    for r in results:
+        if r.status is Status.SKIP:
+            groups.setdefault((r.provider, r.code, r.message), []).append(r)
+    rows = [r for r in results if r.status is not Status.SKIP
+            or len(groups[(r.provider, r.code, r.message)]) < SKIP_GROUP_MIN]
+    grouped = [g for g in groups.values() if len(g) >= SKIP_GROUP_MIN]
     suite = ET.Element("testsuite", {
-        "name": "ptxconf", "tests": str(len(results)), "failures": str(counts["fail"]),
-        "errors": str(counts["unknown"]), "skipped": str(counts["skip"]),
+        "name": "ptxconf", "tests": str(len(rows) + len(grouped)), "failures": str(counts["fail"]),
+        "errors": str(counts["unknown"]),
+        "skipped": str(sum(1 for r in rows if r.status in (Status.SKIP, Status.DISCREPANCY))
+                       + len(grouped)),
         "time": f"{float(meta.get('seconds', 0.0)):.3f}",
         "timestamp": str(meta.get("started", "")), "hostname": str(meta.get("host", ""))})
     props = ET.SubElement(suite, "properties")
     for name, value in (("device", _device(results, meta)), ("commit", meta.get("commit", "")),
                         ("spec_sha256", meta.get("spec_sha256", "")),
                         ("ptxconf_version", meta.get("ptxconf_version", "")),
-                        ("python", meta.get("python", "")), ("gpu", meta.get("gpu", ""))):
+                        ("python", meta.get("python", "")), ("gpu", meta.get("gpu", "")),
+                        ("discrepancies", counts["discrepancy"]), ("skipped_cases", counts["skip"])):
         ET.SubElement(props, "property", {"name": name, "value": str(value)})
-    for r in results:
-        tc = ET.SubElement(suite, "testcase", {"classname": r.check, "name": r.id,
-                                               "time": f"{r.seconds:.4f}"})
+    for r in rows:
+        attrs = {"classname": r.check, "name": r.id, "time": f"{r.seconds:.4f}"}
+        where = case_location(spec, r)
+        if where is not None:
+            attrs.update(file=where[0], line=str(where[1]))
+        tc = ET.SubElement(suite, "testcase", attrs)
         body = json.dumps(r.fields, indent=1, default=str) if r.fields else ""
         if r.status is Status.FAIL:
             ET.SubElement(tc, "failure", {"type": r.code, "message": r.message}).text = body
@@ -241,17 +301,19 @@ def junit(results: Iterable[Result], meta: dict[str, Any] | None = None) -> str:
         elif r.status is Status.SKIP:
             ET.SubElement(tc, "skipped", {"message": r.message})
         elif r.status is Status.DISCREPANCY:
-            tprops = ET.SubElement(tc, "properties")
-            ET.SubElement(tprops, "property", {"name": "finding",
-                                               "value": str(r.fields.get("finding", ""))})
-            ET.SubElement(tprops, "property", {"name": "status", "value": "discrepancy"})
-            ET.SubElement(tc, "system-out").text = (
-                f"known spec discrepancy ({r.fields.get('finding', '')}): {r.message}\n"
-                f"{r.fields.get('explanation', '')}")
+            finding = r.fields.get("finding", "")
+            ET.SubElement(tc, "skipped", {"message": f"known spec discrepancy ({finding}): {r.message}"})
+            ET.SubElement(tc, "system-out").text = str(r.fields.get("explanation", ""))
+    for group in grouped:
+        first = group[0]
+        tc = ET.SubElement(suite, "testcase", {"classname": first.provider or first.check,
+                                               "name": f"{first.provider}: {len(group)} cases skipped",
+                                               "time": "0.0000"})
+        ET.SubElement(tc, "skipped", {"message": f"{len(group)} cases: {first.message}"})
     ET.indent(suite)
     text = ET.tostring(suite, encoding="unicode")
     # XML 1.0 cannot hold C0 controls but tab, newline and CR, even escaped: a NUL in a message
-    # would make the file unreadable to every CI system; each is written as \xNN text
+    # would make the file unreadable to every CI system; each is written as \\xNN text
     text = _XML_INVALID.sub(lambda m: f"\\x{ord(m[0]):02x}", text)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + text + "\n"
 

@@ -348,17 +348,25 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
     }
 
 
+#: Where CI systems say which commit a job runs (GitHub Actions, GitLab CI, Buildkite, CircleCI,
+#: Jenkins' git plugin), asked when the job runs outside a git checkout.
+CI_COMMIT_VARIABLES = ("GITHUB_SHA", "CI_COMMIT_SHA", "BUILDKITE_COMMIT", "CIRCLE_SHA1", "GIT_COMMIT")
+
+
 def _commit() -> str:
-    """$PTXCONF_COMMIT (a CI job that runs outside a checkout sets it), else the git commit of
-    the working directory's checkout, else 'unknown'."""
+    """$PTXCONF_COMMIT, else the git commit of the working directory's checkout, else the
+    commit the CI system names (CI_COMMIT_VARIABLES, 12 digits), else 'unknown'."""
     if os.environ.get("PTXCONF_COMMIT"):
         return os.environ["PTXCONF_COMMIT"]
     try:
         done = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True,
                               text=True, timeout=5, check=False)
     except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    return done.stdout.strip() if done.returncode == 0 else "unknown"
+        done = None
+    if done is not None and done.returncode == 0 and done.stdout.strip():
+        return done.stdout.strip()
+    ci = next((os.environ[v] for v in CI_COMMIT_VARIABLES if os.environ.get(v)), None)
+    return ci.strip()[:12] if ci else "unknown"
 
 
 def default_report_dir() -> Path:

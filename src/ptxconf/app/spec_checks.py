@@ -9,29 +9,17 @@ a spec: deleting wgmma/stride_byte_offset.yaml leaves no SBO definitions, and bo
 from __future__ import annotations
 
 from ptxconf.core.cases import execute
-from ptxconf.oracle import records
 from ptxconf.oracle.lint.base import SpecError
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, key_location
 
 RULE = "SPEC-CHECK"
 
 
 def locate(spec: Spec, key: str) -> tuple[str, int]:
-    """(path, line) of what a case key names: a row (`<file stem>:<id>`), else a file (its
-    stem, alone or before a colon), else the first file holding a kind (`<kind>:...`), else
-    the spec folder."""
-    for row in spec.rows:
-        if row.key == key:
-            return str(spec.root / row.file), row.line
-    head = key.split(":", 1)[0]
-    for row in spec.rows:
-        if row.file[:-5] == head:
-            return str(spec.root / row.file), 1
-    kind = records.RECORD_KINDS.get(head)
-    for row in spec.rows:
-        if kind is not None and isinstance(row, kind):
-            return str(spec.root / row.file), 1
-    return str(spec.root), 1
+    """(path, line) of what a case key names (`ptxconf.oracle.spec.key_location`), the path
+    under the spec's folder (the folder itself where the key names nothing in it)."""
+    rel, line = key_location(spec, key)
+    return (str(spec.root / rel) if rel else str(spec.root)), line
 
 
 def checks_stage(spec: Spec) -> list[SpecError]:

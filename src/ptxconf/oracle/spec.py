@@ -86,6 +86,24 @@ class Spec:
         return iter(self.rows)
 
 
+def key_location(spec: Spec, key: str) -> tuple[str, int]:
+    """Where a case key points in a spec tree: (file relative to the spec root, line). A row
+    (`<file stem>:<id>`) at its line; a file (its stem, alone or before a colon) at line 1; a
+    kind (`<kind>:...`) at line 1 of the first file holding it; else ('', 1)."""
+    for row in spec.rows:
+        if row.key == key:
+            return row.file, row.line
+    head = key.split(":", 1)[0]
+    for row in spec.rows:
+        if row.file[:-5] == head:
+            return row.file, 1
+    kind = records.RECORD_KINDS.get(head)
+    for row in spec.rows:
+        if kind is not None and isinstance(row, kind):
+            return row.file, 1
+    return "", 1
+
+
 def spec_sha256(spec: Spec) -> str:
     """sha256 over the spec's YAML files (relative path and bytes): what a report or a cached
     proof names its spec by."""
