@@ -42,7 +42,7 @@ from ptxconf.core.interrupts import Interrupted
 from ptxconf.gpu.session import Session, gpu_case
 from ptxconf.oracle.spec import Spec
 
-SET = ["junit.xml", "report.html", "results.json", "summary.md"]
+SET = ["codequality.json", "junit.xml", "report.html", "results.json", "summary.md"]
 CHECK = "faults.probe"
 STEPS = ["before.0", "before.1", "fault", "after.0", "after.1"]
 #: The fault the scratch provider's middle case runs (each test sets it).
@@ -255,7 +255,8 @@ def test_a_full_disk_keeps_the_published_set(tmp_path: Path, cli: Callable[..., 
     monkeypatch.setattr(ptxconf.app.report.os, "fdopen", _enospc_in(out, "report.html"))
     code, stdout, err = _check(out, cli, "--gpu", "off", "--only", "spec.lint[cute/")
     assert code == 2, (stdout, err)
-    assert err == (f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md not "
+    assert err == (f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md, "
+                   f"codequality.json not "
                    f"written (report.html: No space left on device); the set there before is "
                    f"unchanged\n"), err
     assert _snapshot(out) == before, "the published set is untouched, and nothing was left beside it"
@@ -279,8 +280,8 @@ def test_an_interrupted_run_on_a_full_disk_says_both(
     code, _, err = _check(out, cli)
     assert code == 130, err
     assert err.splitlines() == [
-        f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md not written "
-        "(results.json: No space left on device); the set there before is unchanged",
+        f"ptxconf: error: {out}: results.json, junit.xml, report.html, summary.md, codequality.json "
+        "not written (results.json: No space left on device); the set there before is unchanged",
         "ptxconf: interrupted (SIGINT)"], err
     assert _snapshot(out) == before
 
@@ -308,14 +309,15 @@ def test_a_failed_move_puts_the_earlier_files_back(tmp_path: Path,
     assert {p.name: p.read_text() for p in tmp_path.iterdir()} == earlier
 
 
-#: The private tmpfs: room for the earlier set (four small files, a page each), not the new one.
+#: The private tmpfs: room for the earlier set (five small files, a page each), not the new one.
 TMPFS_BYTES = 32 * 1024
 REAL_DISK = """
 import json, subprocess, sys
 from pathlib import Path
 from ptxconf.app.report import write_set
 out, results = Path(sys.argv[1]), sys.argv[2]
-write_set(out, {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"})
+write_set(out, {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old",
+               "codequality.json": "[]"})
 before = {p.name: p.read_text() for p in out.iterdir()}
 done = subprocess.run([sys.executable, "-m", "ptxconf.app.cli", "report", results, "--out-dir", str(out)],
                       capture_output=True, text=True)
@@ -351,5 +353,5 @@ def test_a_really_full_tmpfs_keeps_the_published_set(tmp_path: Path,
     assert seen["err"].count("\n") == 1, seen
     assert "No space left on device" in seen["err"], seen
     assert seen["err"].startswith(f"ptxconf: error: {disk}: results.json, junit.xml, report.html, "
-                                  "summary.md not written ("), seen
+                                  "summary.md, codequality.json not written ("), seen
     assert "Traceback" not in seen["err"]

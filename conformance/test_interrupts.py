@@ -23,6 +23,8 @@ from ptxconf.app.cli import JUDGED_BY_FINDINGS, NOT_AS_WRITTEN, main
 from ptxconf.app.report import load_results, write_set
 from ptxconf.core.results import result_digest
 
+#: The report set `check` publishes.
+SET = ["codequality.json", "junit.xml", "report.html", "results.json", "summary.md"]
 EARLIER = {"results.json": "{}", "junit.xml": "<old/>", "report.html": "old", "summary.md": "old"}
 
 
@@ -100,8 +102,7 @@ def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum:
     lines = err.strip().splitlines()
     assert lines[-1] == f"ptxconf: interrupted ({signal.Signals(signum).name})", err
     assert "Traceback" not in err
-    assert sorted(p.name for p in out.iterdir()) == ["junit.xml", "report.html", "results.json",
-                                                     "summary.md"], "a partial set or a temp file"
+    assert sorted(p.name for p in out.iterdir()) == SET, "a partial set or a temp file"
     data = json.loads((out / "results.json").read_text())
     assert data["meta"]["incomplete"]["completed"] == len(data["results"]) > 0
     assert "INCOMPLETE" in (out / "summary.md").read_text()
@@ -115,9 +116,6 @@ def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum:
     assert final["meta"]["resumed"]["kept"] == len(data["results"])
     kept = {r["id"]: r for r in data["results"]}
     assert all(r == kept[r["id"]] for r in final["results"] if r["id"] in kept)
-
-
-SET = ["junit.xml", "report.html", "results.json", "summary.md"]
 
 
 def _signal_storms(tmp_path: Path, runs: int, seed: int) -> int:

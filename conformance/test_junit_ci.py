@@ -115,3 +115,23 @@ def test_outside_a_checkout_the_commit_comes_from_the_ci_system(tmp_path: Path,
     assert run._commit() == "fedcba987654"
     monkeypatch.setenv("PTXCONF_COMMIT", "mine")
     assert run._commit() == "mine"
+
+
+def test_code_quality_lists_failures_and_discrepancies_at_their_rows() -> None:
+    """GitLab's Code Quality report (codequality.json): a failure is major, a known spec
+    discrepancy minor (major under --strict); each at its spec row; a fingerprint per case."""
+    import json
+
+    from ptxconf.app.report import code_quality
+
+    issues = json.loads(code_quality(_results(), default_spec()))
+    fig167 = _line("wgmma/worked_examples:fig167.K.32B.tf32")
+    k_sw32 = _line("wgmma/canonical_layouts:K_SW32")
+    assert [(i["check_name"], i["severity"], i["location"]) for i in issues] == [
+        ("worked_example.injective", "minor",
+         {"path": "spec/wgmma/worked_examples.yaml", "lines": {"begin": fig167}}),
+        ("proof.layout_injective", "major",
+         {"path": "spec/wgmma/canonical_layouts.yaml", "lines": {"begin": k_sw32}})]
+    assert len({i["fingerprint"] for i in issues}) == 2
+    strict = json.loads(code_quality(_results(), default_spec(), strict=True))
+    assert [i["severity"] for i in strict] == ["major", "major"]

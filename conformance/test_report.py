@@ -220,7 +220,8 @@ def test_summary_md_lists_failures_and_discrepancies(run: dict[str, Any]) -> Non
 
 def test_write_reports_paths(tmp_path: Path, run: dict[str, Any]) -> None:
     paths = write_reports(tmp_path, run["results"], run["meta"])
-    assert [p.name for p in paths] == ["results.json", "junit.xml", "report.html", "summary.md"]
+    assert [p.name for p in paths] == ["results.json", "junit.xml", "report.html", "summary.md",
+                                       "codequality.json"]
     assert all(p.is_file() for p in paths)
     again, meta = load_results(paths[0])
     assert [r.id for r in again] == [r.id for r in run["results"]]

@@ -45,7 +45,8 @@ def test_any_json_is_rendered_or_refused_in_one_line(tmp_path: Path, capsys, doc
     code, err, written = _run(tmp_path, capsys, json.dumps(doc))
     assert "Traceback" not in err
     if code == 0:
-        assert [p.name for p in written] == ["junit.xml", "report.html", "results.json", "summary.md"]
+        assert [p.name for p in written] == ["codequality.json", "junit.xml", "report.html", "results.json",
+                                             "summary.md"]
     else:
         assert code == 2, err
         assert err.count("\n") == 1, err

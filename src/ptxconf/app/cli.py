@@ -222,7 +222,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(rejected)
     if redo:
         print(resume_line(redo))
-    print(f"report: {paths[2]} (results.json, junit.xml, summary.md beside it); {meta['seconds']} s")
+    print(f"report: {paths[2]} (results.json, junit.xml, summary.md, codequality.json beside it); "
+          f"{meta['seconds']} s")
     return code
 
 

@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
                   spec: Spec | None = None) -> list[Path]:
-    """Write results.json, junit.xml, report.html and summary.md; return their paths in that
-    order. `spec`: the run's spec where the caller has it (the report draws from it)."""
+    """Write results.json, junit.xml, report.html, summary.md and codequality.json; return their
+    paths in that order. `spec`: the run's spec where the caller has it (the report draws from
+    it, and junit.xml and codequality.json name its rows)."""
     texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta, spec),
              "report.html": html_report(results, meta, spec),
-             "summary.md": markdown_summary(results, meta)}
+             "summary.md": markdown_summary(results, meta),
+             "codequality.json": code_quality(results, spec, bool(meta.get("strict")))}
     return write_set(out_dir, texts)
 
 
@@ -248,6 +250,25 @@ def github_annotations(results: Iterable[Result], spec: Spec | None, strict: boo
         props.append(f"title={_gh_property(r.id)}")
         lines.append(f"::{level} {','.join(props)}::{_gh_data(f'{r.code}: {r.message}')}")
     return lines
+
+
+def code_quality(results: Iterable[Result], spec: Spec | None, strict: bool = False) -> str:
+    """GitLab's Code Quality report (codequality.json): each failure (severity major) and spec
+    discrepancy (minor; major under --strict) at the spec file and line its case names (the
+    spec folder where it names none), with a fingerprint stable across runs (the case id)."""
+    import hashlib
+
+    issues = []
+    for r in results:
+        failing = r.status.failing or (strict and r.status is Status.DISCREPANCY)
+        if not failing and r.status is not Status.DISCREPANCY:
+            continue
+        path, line = case_location(spec, r) or ("spec", 1)
+        issues.append({"description": f"{r.id}: {r.code}: {r.message}"[:2000], "check_name": r.check,
+                       "fingerprint": hashlib.sha256(r.id.encode()).hexdigest(),
+                       "severity": "major" if failing else "minor",
+                       "location": {"path": path, "lines": {"begin": line}}})
+    return _XML_INVALID.sub(" ", json.dumps(issues, indent=1)) + "\n"
 
 
 #: Skipped cases of one provider with one reason are one JUnit testcase from this many on (a
