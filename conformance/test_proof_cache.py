@@ -17,7 +17,7 @@ pytest.importorskip("z3", reason="the proofs need z3-solver")
 
 from ptxconf.core.cases import execute
 from ptxconf.oracle.proofs.cache import MAX_ENTRY_BYTES, ProofCache
-from ptxconf.oracle.proofs.cases import claim_case, proof_cases
+from ptxconf.oracle.proofs.cases import KNOWN_REFUTED, claim_case, proof_cases
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Unknown
 from ptxconf.oracle.spec import default_spec
@@ -212,7 +212,8 @@ def test_an_entry_states_a_proof_status_and_the_claim_gives_the_verdict(tmp_path
 def test_a_claim_with_a_known_finding_is_proved_whatever_the_cache_holds(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A forged "proved" entry with a valid digest (written by someone who knows the format)
-    for the K_SW32 injectivity finding: the claim is proved again and the finding stands."""
+    for the K_SW32 injectivity finding: the claim is proved again and the finding stands; the
+    refutation then kept is what a warm rerun uses (nothing proved again)."""
     monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
     finding_ids = set(SPEC.findings.by_case)
     claim = next(c for c in all_claims(SPEC)
@@ -225,7 +226,11 @@ def test_a_claim_with_a_known_finding_is_proved_whatever_the_cache_holds(
     r = SPEC.findings.judge(execute(case))
     assert r.fields["proof_status"] == "refuted"
     assert "cached" not in r.fields
+    assert r.fields["cache_rejected"] == KNOWN_REFUTED
     assert r.code == "finding_known", (r.code, r.message)
+    (case,) = [c for c in proof_cases(SPEC, timeout_s=20, cache=True) if c.id == claim.id]
+    warm = SPEC.findings.judge(execute(case))
+    assert (warm.fields.get("cached"), warm.code) == (True, "finding_known")
 
 
 def test_prove_names_the_entries_it_did_not_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

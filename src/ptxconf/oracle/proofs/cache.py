@@ -14,9 +14,10 @@ carry the digest of its content under its own key (an entry copied to another ke
 or edited by hand is rejected). An entry stores the proof's status, never the case's verdict:
 the verdict is derived again from the claim (proved passes; refuted is a discrepancy or a
 failure as the claim says), so an entry cannot turn a refutation into a skip or a pass it
-does not state. What a digest cannot stop is a forged "proved" written by someone who knows
-this format: claims with a known finding are therefore always proved again (a cache never
-changes a finding's verdict), and `--no-cache` proves everything.
+does not state. What a digest cannot stop is a forged entry written by someone who knows this
+format: a claim with a known finding takes only a cached refutation (what its finding records;
+a cached proof of it is proved again), so a cache never turns a finding into a pass, and
+`--no-cache` proves everything.
 """
 
 from __future__ import annotations

@@ -44,8 +44,13 @@ def _verdict(claim: Claim, proof_status: str, message: str, fields: dict[str, An
     return Outcome(Status.FAIL, "refuted_oracle", message, fields)
 
 
+#: Why a cached outcome of a claim with a known finding is not used: the finding records a
+#: refutation, so a cached proof can only be a forged or stale entry.
+KNOWN_REFUTED = "a proof of a claim whose known finding is a refutation"
+
+
 def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
-               pool: ProofPool | None = None) -> Case:
+               pool: ProofPool | None = None, known_refuted: bool = False) -> Case:
     """The case of one claim; a body that raises is FAIL (`raised`) with proof_status error.
     With a cache, a decided outcome proved before under the same key is reused (fields say so);
     with a pool that was handed the claim, its worker's answer is waited for (a lost worker is
@@ -56,6 +61,9 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
         rejected = len(cache.rejected) if cache is not None else 0
         if cache is not None:
             hit = cache.get(claim.id, claim.statement, timeout_s)
+            if hit is not None and known_refuted and hit["proof_status"] != "refuted":
+                cache.rejected.append((claim.id, KNOWN_REFUTED))
+                hit = None
             if hit is not None:
                 return _verdict(claim, hit["proof_status"], hit["message"],
                                 {**hit["fields"], "cached": True})
@@ -101,29 +109,28 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
     ``closers`` (the caller closes it when the run ends or is interrupted)."""
     store = ProofCache(spec) if cache else None
     claims = list(all_claims(spec))
-    # a claim with a known finding is always proved (a cache never changes a finding's verdict)
-    known = spec.findings.by_case
-    stores = {c.id: None if c.id in known else store for c in claims}
+    # a claim with a known finding takes only a cached refutation (what the finding records):
+    # a cached proof of it is proved again, so a cache never turns a finding into a pass
+    known = {c.id for c in claims if c.id in spec.findings.by_case}
     todo = [c.id for c in claims if (wanted is None or wanted(c.id))
-            and (stores[c.id] is None or not _cached(stores[c.id], c, timeout_s))
-            ] if workers > 0 else []
+            and not _cached(store, c, timeout_s, c.id in known)] if workers > 0 else []
     pool = None
     if len(todo) > 1:
         pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
         if closers is not None:
             closers.append(pool.close)
-    return [claim_case(claim, timeout_s, stores[claim.id], pool) for claim in claims]
+    return [claim_case(claim, timeout_s, store, pool, claim.id in known) for claim in claims]
 
 
-def _cached(store: ProofCache | None, claim: Claim, timeout_s: float) -> bool:
+def _cached(store: ProofCache | None, claim: Claim, timeout_s: float, known_refuted: bool) -> bool:
     """Whether the store holds a usable outcome of the claim (asked without counting a hit;
     a rejected entry is reported by the claim's own case, which asks again)."""
     if store is None:
         return False
     hits, rejected = store.hits, len(store.rejected)
-    found = store.get(claim.id, claim.statement, timeout_s) is not None
+    hit = store.get(claim.id, claim.statement, timeout_s)
     store.hits, store.rejected[rejected:] = hits, []
-    return found
+    return hit is not None and (not known_refuted or hit["proof_status"] == "refuted")
 
 
 def provider_cases(spec: Spec, ctx: Any) -> list[Case]:
