@@ -246,3 +246,33 @@ def test_prove_names_the_entries_it_did_not_use(tmp_path: Path, monkeypatch: pyt
     assert code == 0, err
     assert out.splitlines()[-1] == (f"proof cache: 1 entry rejected and proved again: {only} "
                                     "(not a regular file)"), out
+
+
+def test_with_a_cache_key_an_entry_written_without_it_is_rejected(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$PTXCONF_CACHE_KEY signs the entries: one forged with a plain digest (all a planter
+    without the secret can compute) is rejected; one written under the key is used."""
+    from ptxconf.oracle.proofs.cache import KEY_ENV
+
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    fresh, again, calls = _run_twice(tmp_path / "plain", lambda p, c, s: _forge(p, c, s, "refuted"))
+    assert calls == [1], "without a key, a well-formed entry is used"
+    monkeypatch.setenv(KEY_ENV, "a CI secret")
+    fresh, again, calls = _run_twice(tmp_path / "keyed", lambda p, c, s: _forge_unkeyed(p, c, s))
+    assert calls == [1, 1]
+    assert "digest does not match" in again.fields["cache_rejected"]
+    _, _, calls = _run_twice(tmp_path / "signed", lambda p, c, s: None)
+    assert calls == [1], "an entry written under the key is used"
+
+
+def _forge_unkeyed(path: Path, claim: Claim, cache: ProofCache) -> None:
+    """`_forge` as one who lacks the key computes it: a plain sha256 digest."""
+    import hashlib
+
+    from ptxconf.oracle.proofs import cache as C
+
+    body = {"id": claim.id, "statement": claim.statement, "proof_status": "proved",
+            "message": "forged", "fields": {"proof_status": "proved"}}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(f"{path.stem}\0{text}".encode()).hexdigest()
+    path.write_text(json.dumps({"version": C.CACHE_VERSION, **body, "digest": digest}))

@@ -14,8 +14,9 @@ carry the digest of its content under its own key (an entry copied to another ke
 or edited by hand is rejected). An entry stores the proof's status, never the case's verdict:
 the verdict is derived again from the claim (proved passes; refuted is a discrepancy or a
 failure as the claim says), so an entry cannot turn a refutation into a skip or a pass it
-does not state. What a digest cannot stop is a forged entry written by someone who knows this
-format: a claim with a known finding takes only a cached refutation (what its finding records;
+does not state. A plain digest cannot stop a forged entry written by someone who knows this
+format; with $PTXCONF_CACHE_KEY set (a CI secret) the digest is an HMAC, and an entry written
+without the secret fails it. Without a key: a claim with a known finding takes only a cached refutation (what its finding records;
 a cached proof of it is proved again), so a cache never turns a finding into a pass, and
 `--no-cache` proves everything.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import json
 import os
 import stat
@@ -63,10 +65,20 @@ def _solver() -> str:
     return str(z3.get_version_string())
 
 
+#: A secret that signs the entries (HMAC-SHA256) where it is set: a CI secret that jobs from
+#: forks do not see makes an entry written without it (a planted one) fail its digest.
+KEY_ENV = "PTXCONF_CACHE_KEY"
+
+
 def _digest(key: str, body: dict[str, Any]) -> str:
-    """sha256 of an entry's content under its key."""
+    """The digest of an entry's content under its key: HMAC-SHA256 with $PTXCONF_CACHE_KEY
+    where it is set, else sha256 (integrity against edits and copies, not against forgery)."""
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    return hashlib.sha256(f"{key}\0{text}".encode()).hexdigest()
+    message = f"{key}\0{text}".encode()
+    secret = os.environ.get(KEY_ENV)
+    if secret:
+        return "hmac:" + hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+    return hashlib.sha256(message).hexdigest()
 
 
 def _read_regular(path: Path, limit: int) -> bytes:
@@ -164,4 +176,4 @@ class ProofCache:
             return
 
 
-__all__ = ["DECIDED", "MAX_ENTRY_BYTES", "ProofCache", "cache_dir"]
+__all__ = ["DECIDED", "KEY_ENV", "MAX_ENTRY_BYTES", "ProofCache", "cache_dir"]
