@@ -16,9 +16,9 @@ the verdict is derived again from the claim (proved passes; refuted is a discrep
 failure as the claim says), so an entry cannot turn a refutation into a skip or a pass it
 does not state. A plain digest cannot stop a forged entry written by someone who knows this
 format; with $PTXCONF_CACHE_KEY set (a CI secret) the digest is an HMAC, and an entry written
-without the secret fails it. Without a key: a claim with a known finding takes only a cached refutation (what its finding records;
-a cached proof of it is proved again), so a cache never turns a finding into a pass, and
-`--no-cache` proves everything.
+without the secret fails it. With or without a key, a claim with a known finding takes only a
+cached refutation (what its finding records; a cached proof of it is proved again), so a cache
+never turns a finding into a pass; `--no-cache` proves everything.
 """
 
 from __future__ import annotations
