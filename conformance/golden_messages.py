@@ -60,6 +60,15 @@ def example(label: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
     return register
 
 
+def raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
+    """The message of the `exc` that `fn()` raises (an example of a refusal's wording)."""
+    try:
+        fn()
+    except exc as e:
+        return str(e)
+    raise AssertionError(f"{fn} raised no {exc.__name__}")
+
+
 def load_examples() -> dict[str, Example]:
     """Every example of every conformance/messages_<area>.py."""
     for path in sorted(HERE.glob("messages_*.py")):

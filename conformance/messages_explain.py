@@ -16,6 +16,7 @@ from explain_names_inputs import desc as _desc
 from explain_names_inputs import explain_one as _explain
 from explain_names_inputs import namer as _namer
 from golden_messages import example
+from golden_messages import raised as _raised
 
 from ptxconf.oracle.descriptor import encode
 from ptxconf.oracle.explain.names import no_fix
@@ -25,15 +26,6 @@ from ptxconf.oracle.spec import default_spec
 
 INSTR = "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16"
 FP8 = "wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e5m2"
-
-
-def _raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
-    """The text of the `exc` that `fn()` raises."""
-    try:
-        fn()
-    except exc as e:
-        return str(e)
-    raise AssertionError(f"{fn} raised no {exc.__name__}")
 
 
 # --- explain/operand.py: resolve's refusals (test_explain_operand.py's REFUSALS) -------------------

@@ -7,17 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from golden_messages import example
+from golden_messages import raised as _raised
 from scratch_spec import default_row_replaced as _facts_with
-
-
-def _raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
-    """The message of the `exc` that `fn()` raises."""
-    try:
-        fn()
-    except exc as e:
-        return str(e)
-    raise AssertionError(f"{fn} raised no {exc.__name__}")
-
 
 # --- oracle/wmma.py --------------------------------------------------------------------------------
 

@@ -2,20 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from golden_messages import example
+from golden_messages import raised as _raised
 from scratch_spec import default_row_replaced as _facts_with
-
-
-def _raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
-    """The message of the `exc` that `fn()` raises."""
-    try:
-        fn()
-    except exc as e:
-        return str(e)
-    raise AssertionError(f"{fn} raised no {exc.__name__}")
-
 
 # --- oracle/algebra/int_tuple.py ------------------------------------------------------------------
 

@@ -2,19 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from golden_messages import example
-
-
-def _raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
-    """The message of the `exc` that `fn()` raises."""
-    try:
-        fn()
-    except exc as e:
-        return str(e)
-    raise AssertionError(f"{fn} raised no {exc.__name__}")
-
+from golden_messages import raised as _raised
 
 # --- oracle/domain.py: each DOMAIN-* rule's refusal or warning, as printed (`RULE - message`) -----
 

@@ -6,16 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from golden_messages import example
-
-
-def _raised(fn: Callable[[], object], exc: type[BaseException] = ValueError) -> str:
-    """The message of the `exc` that `fn()` raises."""
-    try:
-        fn()
-    except exc as e:
-        return str(e)
-    raise AssertionError(f"{fn} raised no {exc.__name__}")
-
+from golden_messages import raised as _raised
 
 # --- oracle/lint/cite.py, rows.py, units.py, refs.py: one message per rule and shape ------------
 
