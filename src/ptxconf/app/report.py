@@ -15,7 +15,7 @@ import re
 import shutil
 import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -235,15 +235,20 @@ def _gh_property(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _flagged(results: Iterable[Result], strict: bool) -> Iterator[tuple[Result, bool]]:
+    """(result, whether it fails the run) for each failure and spec discrepancy: what the CI
+    annotations and the Code Quality report list."""
+    for r in results:
+        if r.status.fails_run(strict) or r.status is Status.DISCREPANCY:
+            yield r, r.status.fails_run(strict)
+
+
 def github_annotations(results: Iterable[Result], spec: Spec | None, strict: bool = False) -> list[str]:
     """GitHub Actions workflow commands: `::error` for each case that fails the run, `::warning`
     for each spec discrepancy (an error under --strict), at the spec file and line its case
     names (`spec/...`, the checkout's folder), titled with the case id."""
     lines = []
-    for r in results:
-        failing = r.status.failing or (strict and r.status is Status.DISCREPANCY)
-        if not failing and r.status is not Status.DISCREPANCY:
-            continue
+    for r, failing in _flagged(results, strict):
         level = "error" if failing else "warning"
         where = case_location(spec, r)
         props = [f"file={_gh_property(where[0])}", f"line={where[1]}"] if where else []
@@ -259,10 +264,7 @@ def code_quality(results: Iterable[Result], spec: Spec | None, strict: bool = Fa
     import hashlib
 
     issues = []
-    for r in results:
-        failing = r.status.failing or (strict and r.status is Status.DISCREPANCY)
-        if not failing and r.status is not Status.DISCREPANCY:
-            continue
+    for r, failing in _flagged(results, strict):
         path, line = case_location(spec, r) or ("spec", 1)
         issues.append({"description": f"{r.id}: {r.code}: {r.message}"[:2000], "check_name": r.check,
                        "fingerprint": hashlib.sha256(r.id.encode()).hexdigest(),

@@ -377,5 +377,4 @@ def default_report_dir() -> Path:
 
 def exit_code(results: list[Result], strict: bool) -> int:
     """0 when nothing failed (and, with --strict, no discrepancy either)."""
-    bad = [r for r in results if r.status.failing or (strict and r.status is Status.DISCREPANCY)]
-    return 1 if bad else 0
+    return 1 if any(r.status.fails_run(strict) for r in results) else 0

@@ -28,6 +28,10 @@ class Status(enum.StrEnum):
         """Whether this status makes a run fail (DISCREPANCY only under --strict)."""
         return self in (Status.FAIL, Status.UNKNOWN)
 
+    def fails_run(self, strict: bool) -> bool:
+        """Whether this status fails a run: `failing`, and DISCREPANCY too under --strict."""
+        return self.failing or (strict and self is Status.DISCREPANCY)
+
 
 @dataclass(frozen=True)
 class Result:
