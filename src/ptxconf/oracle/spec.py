@@ -89,19 +89,26 @@ class Spec:
 def key_location(spec: Spec, key: str) -> tuple[str, int]:
     """Where a case key points in a spec tree: (file relative to the spec root, line). A row
     (`<file stem>:<id>`) at its line; a file (its stem, alone or before a colon) at line 1; a
-    kind (`<kind>:...`) at line 1 of the first file holding it; else ('', 1)."""
-    for row in spec.rows:
-        if row.key == key:
-            return row.file, row.line
+    kind (`<kind>:...`) at line 1 of the first file holding it; else ('', 1). (The spec's rows
+    are indexed once: every result of a report asks.)"""
+    rows, stems, kinds = spec.memo(("key_location",), lambda: _key_index(spec))
+    if key in rows:
+        return rows[key]
     head = key.split(":", 1)[0]
+    return stems.get(head) or kinds.get(head) or ("", 1)
+
+
+def _key_index(spec: Spec) -> tuple[dict[str, tuple[str, int]], dict[str, tuple[str, int]],
+                                     dict[str, tuple[str, int]]]:
+    """Row key -> (file, line); file stem and kind name -> (first file holding it, 1)."""
+    rows: dict[str, tuple[str, int]] = {}
+    stems: dict[str, tuple[str, int]] = {}
+    kinds: dict[str, tuple[str, int]] = {}
     for row in spec.rows:
-        if row.file[:-5] == head:
-            return row.file, 1
-    kind = records.RECORD_KINDS.get(head)
-    for row in spec.rows:
-        if kind is not None and isinstance(row, kind):
-            return row.file, 1
-    return "", 1
+        rows.setdefault(row.key, (row.file, row.line))
+        stems.setdefault(row.file[:-5], (row.file, 1))
+        kinds.setdefault(row.KIND, (row.file, 1))
+    return rows, stems, kinds
 
 
 def spec_sha256(spec: Spec) -> str:
