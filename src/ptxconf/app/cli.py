@@ -7,6 +7,7 @@ import argparse
 import os
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -229,9 +230,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def resume_line(redo: dict[str, str]) -> str:
     """One line on the completed results `--resume` did not keep (it ran those cases again)."""
-    why: dict[str, int] = {}
-    for reason in redo.values():
-        why[reason] = why.get(reason, 0) + 1
+    why = Counter(redo.values())
     return (f"resume: {len(redo)} completed result{'s' if len(redo) != 1 else ''} run again ("
             + "; ".join(f"{n} {reason}" for reason, n in why.items()) + ")")
 

@@ -122,17 +122,25 @@ class ProofCache:
     def get(self, claim_id: str, statement: str, timeout_s: float) -> dict[str, Any] | None:
         """A stored outcome that passes every check ({"proof_status", "message", "fields"}),
         or None: none stored, or one rejected (`rejected` says why)."""
+        entry, why = self.peek(claim_id, statement, timeout_s)
+        if why is not None:
+            self.rejected.append((claim_id, why))
+        elif entry is not None:
+            self.hits += 1
+        return entry
+
+    def peek(self, claim_id: str, statement: str, timeout_s: float
+             ) -> tuple[dict[str, Any] | None, str | None]:
+        """(the stored outcome that passes every check, or None; why one stored was rejected,
+        or None), counting nothing: what a planner asks before the case itself does."""
         key = self._key(claim_id, statement, timeout_s)
         path = self.root / f"{key}.json"
         if not os.path.lexists(path):
-            return None
+            return None, None
         try:
-            entry = self._checked(path, key, claim_id, statement)
+            return self._checked(path, key, claim_id, statement), None
         except (OSError, ValueError) as exc:
-            self.rejected.append((claim_id, str(exc) or type(exc).__name__))
-            return None
-        self.hits += 1
-        return entry
+            return None, str(exc) or type(exc).__name__
 
     @staticmethod
     def _checked(path: Path, key: str, claim_id: str, statement: str) -> dict[str, Any]:

@@ -123,13 +123,9 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
 
 
 def _cached(store: ProofCache | None, claim: Claim, timeout_s: float, known_refuted: bool) -> bool:
-    """Whether the store holds a usable outcome of the claim (asked without counting a hit;
-    a rejected entry is reported by the claim's own case, which asks again)."""
-    if store is None:
-        return False
-    hits, rejected = store.hits, len(store.rejected)
-    hit = store.get(claim.id, claim.statement, timeout_s)
-    store.hits, store.rejected[rejected:] = hits, []
+    """Whether the store holds a usable outcome of the claim (a peek: a rejected entry is
+    reported by the claim's own case, which asks again)."""
+    hit = store.peek(claim.id, claim.statement, timeout_s)[0] if store is not None else None
     return hit is not None and (not known_refuted or hit["proof_status"] == "refuted")
 
 
