@@ -182,17 +182,17 @@ def smem_offsets(spec: Spec, q: SmemQuery) -> list[list[int]]:
              for j in range(q.k)] for i in range(q.mn)]
 
 
-def _crd2idx_array(crd: Any, shape: Any, stride: Any) -> Any:
+def crd2idx_array(crd: Any, shape: Any, stride: Any) -> Any:
     """crd2idx over NumPy coordinate arrays (elementwise; nothing modified in place)."""
     if isinstance(crd, tuple):
-        return sum(_crd2idx_array(c, s, d) for c, s, d in zip(crd, shape, stride, strict=True))
+        return sum(crd2idx_array(c, s, d) for c, s, d in zip(crd, shape, stride, strict=True))
     if isinstance(shape, tuple):
         result: Any = 0
         for s, d in zip(shape[:-1], stride[:-1], strict=True):
             size = prod(flatten(s))
-            result = result + _crd2idx_array(crd % size, s, d)
+            result = result + crd2idx_array(crd % size, s, d)
             crd = crd // size
-        return result + _crd2idx_array(crd, shape[-1], stride[-1])
+        return result + crd2idx_array(crd, shape[-1], stride[-1])
     return crd * stride
 
 
@@ -204,7 +204,7 @@ def smem_offsets_array(spec: Spec, q: SmemQuery) -> np.ndarray:
     phase = swizzle_phase_bytes(spec, q)
     i, j = np.meshgrid(np.arange(q.mn, dtype=np.int64), np.arange(q.k, dtype=np.int64),
                        indexing="ij")
-    elem = _crd2idx_array((i, j), layout.shape, layout.stride)
+    elem = crd2idx_array((i, j), layout.shape, layout.stride)
     return np.asarray(swizzled_offset(elem, bits, swz, q.swizzle_unit, phase), dtype=np.int64)
 
 

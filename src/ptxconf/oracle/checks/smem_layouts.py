@@ -278,22 +278,20 @@ def _injective(spec: Spec, row: CanonicalLayout) -> str:
 
 
 def _offsets(layout: Layout | ComposedLayout) -> np.ndarray | None:
-    """Every offset of a layout in its 1-D (colexicographic) index order, or None for a
+    """Every offset of a rank-2 layout in (k, mn) order (mn fastest), or None for a
     composition whose inner function is not a swizzle."""
     outer = layout if isinstance(layout, Layout) else layout.outer
     if isinstance(layout, ComposedLayout) and not isinstance(layout.inner, Swizzle):
         return None
-    idx = np.arange(outer.size(), dtype=np.int64)
-    off = np.zeros_like(idx)
-    for extent, stride in zip(flatten(outer.shape), flatten(outer.stride), strict=True):
-        off += (idx % extent) * stride
-        idx //= extent
+    i, j = np.meshgrid(np.arange(outer[0].size(), dtype=np.int64),
+                       np.arange(outer[1].size(), dtype=np.int64), indexing="ij")
+    off = np.asarray(canonical.crd2idx_array((i, j), outer.shape, outer.stride), dtype=np.int64)
     if isinstance(layout, ComposedLayout):
         sw = layout.inner
         assert isinstance(sw, Swizzle)
         off = off + layout.offset
         off = off ^ ((off >> sw.shift) & sw.zzz_mask)  # Swizzle.__call__, over the array
-    return off
+    return off.ravel(order="F")
 
 
 def first_collision(layout: Layout | ComposedLayout) -> tuple[tuple[int, int], tuple[int, int], int] | None:
