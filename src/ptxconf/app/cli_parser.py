@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NoReturn
 
-from ptxconf.app.options import path_arg, spec_options
+from ptxconf.app.options import int_arg, path_arg, spec_options
 
 
 class _SpecValues:
@@ -34,13 +34,6 @@ DTYPES = _SpecValues("element_types")
 SWIZZLES = _SpecValues("swizzle_modes")
 DESCRIPTOR_SWIZZLES = _SpecValues("descriptor_swizzles")
 
-
-def _int(text: str) -> int:
-    """An integer in decimal or 0x hex."""
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
 def _seconds(text: str) -> float:
@@ -129,13 +122,13 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--major", choices=("K", "MN"), required=True)
     so.add_argument("--swizzle", choices=SWIZZLES, metavar="SWIZZLE", required=True,
                     help="a spec swizzle mode (bundled: %(choices)s)")
-    so.add_argument("--mn", type=_int, required=True)
-    so.add_argument("--k", type=_int, required=True)
-    so.add_argument("--lbo", type=_int, required=True, help="leading byte offset, bytes")
-    so.add_argument("--sbo", type=_int, required=True, help="stride byte offset, bytes")
-    so.add_argument("--base-offset", type=_int, default=0,
+    so.add_argument("--mn", type=int_arg, required=True)
+    so.add_argument("--k", type=int_arg, required=True)
+    so.add_argument("--lbo", type=int_arg, required=True, help="leading byte offset, bytes")
+    so.add_argument("--sbo", type=int_arg, required=True, help="stride byte offset, bytes")
+    so.add_argument("--base-offset", type=int_arg, default=0,
                     help="operand start address modulo the swizzle repeat, bytes")
-    so.add_argument("--base-offset-field", type=_int, default=0,
+    so.add_argument("--base-offset-field", type=int_arg, default=0,
                     help="the descriptor's 3-bit base-offset field (moves the swizzle phase)")
     so.add_argument("--swizzle-unit", choices=("bytes", "elements"), default="bytes",
                     help="hypothesis: the unit the swizzle acts on (default: bytes)")
@@ -145,15 +138,15 @@ def build_parser() -> argparse.ArgumentParser:
         dest="desc_cmd", required=True)
     enc = desc.add_parser("encode")
     spec_options(enc)
-    enc.add_argument("--start-address", type=_int, required=True, help="bytes")
-    enc.add_argument("--lbo", type=_int, required=True, help="bytes")
-    enc.add_argument("--sbo", type=_int, required=True, help="bytes")
+    enc.add_argument("--start-address", type=int_arg, required=True, help="bytes")
+    enc.add_argument("--lbo", type=int_arg, required=True, help="bytes")
+    enc.add_argument("--sbo", type=int_arg, required=True, help="bytes")
     enc.add_argument("--swizzle", choices=DESCRIPTOR_SWIZZLES, metavar="SWIZZLE", required=True,
                      help="a layout-type code of the spec's descriptor (bundled: %(choices)s)")
-    enc.add_argument("--base-offset", type=_int, default=0)
+    enc.add_argument("--base-offset", type=int_arg, default=0)
     enc.add_argument("--json", action="store_true")
     dec = desc.add_parser("decode")
-    dec.add_argument("value", type=_int)
+    dec.add_argument("value", type=int_arg)
     spec_options(dec)
     dec.add_argument("--json", action="store_true")
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.command_io import emit
 from ptxconf.app.draw import Cell, Grid, print_grid, smem_grid, to_svg
-from ptxconf.app.options import spec_options
+from ptxconf.app.options import int_arg, spec_options
 
 if TYPE_CHECKING:
     from ptxconf.oracle.explain.diagnose import Explanation
@@ -33,16 +33,10 @@ if TYPE_CHECKING:
 WIDTH = 100
 
 
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-
 
 def _bytes(text: str) -> int:
     """A byte count or address: 0 or more, below 2**32."""
-    value = _int(text)
+    value = int_arg(text)
     if not 0 <= value < 1 << 32:
         raise argparse.ArgumentTypeError(f"expected bytes from 0 to 2**32 - 1, got {text!r}")
     return value
@@ -50,7 +44,7 @@ def _bytes(text: str) -> int:
 
 def _descriptor_value(text: str) -> int:
     """A 64-bit descriptor value."""
-    value = _int(text)
+    value = int_arg(text)
     if not 0 <= value < 1 << 64:
         raise argparse.ArgumentTypeError(f"expected a 64-bit descriptor (0 to 2**64 - 1), got {text!r}")
     return value
@@ -65,8 +59,8 @@ def _operand_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dtype", help="element type (with --instr: its .atype/.btype)")
     p.add_argument("--major", choices=("K", "MN"),
                    help="with --instr: MN means imm-trans = 1 (default K)")
-    p.add_argument("--mn", type=_int)
-    p.add_argument("--k", type=_int)
+    p.add_argument("--mn", type=int_arg)
+    p.add_argument("--k", type=int_arg)
     p.add_argument("--json", action="store_true", help="print everything as one JSON object")
 
 
@@ -89,7 +83,7 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     la = es.add_parser("layout", help="synthesise the descriptor of a CuTe shared-memory layout")
     la.add_argument("layout", help='e.g. "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"')
     _operand_args(la)
-    la.add_argument("--start-address", type=_int, default=0, help="the tile's shared-memory "
+    la.add_argument("--start-address", type=int_arg, default=0, help="the tile's shared-memory "
                     "address, bytes (default 0)")
     la.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
     la.add_argument("--svg", type=Path, help="write the first operand's read map as SVG here")

@@ -14,6 +14,14 @@ def path_arg(text: str) -> Path:
     return Path(text)
 
 
+def int_arg(text: str) -> int:
+    """An integer in decimal or 0x hex."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+
+
 def spec_options(p: argparse.ArgumentParser) -> None:
     """--spec-dir and --findings, the same on every command that reads a spec."""
     p.add_argument("--spec-dir", type=path_arg, help="the spec tree (default: $PTXCONF_SPEC_DIR, "

@@ -13,17 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.draw import Grid, fragment_grid, print_grid, smem_grid, to_svg
-from ptxconf.app.options import spec_options
+from ptxconf.app.options import int_arg, spec_options
 
 if TYPE_CHECKING:
     from ptxconf.oracle.spec import Spec
 
-
-def _int(text: str) -> int:
-    try:
-        return int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
 
 
 #: The most threads `--threads` may name (a warpgroup has 128).
@@ -56,12 +50,12 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     so.add_argument("--dtype", required=True)
     so.add_argument("--major", choices=("K", "MN"), required=True)
     so.add_argument("--swizzle", required=True)
-    so.add_argument("--mn", type=_int, required=True)
-    so.add_argument("--k", type=_int, required=True)
-    so.add_argument("--lbo", type=_int, required=True, help="bytes")
-    so.add_argument("--sbo", type=_int, required=True, help="bytes")
-    so.add_argument("--base-offset", type=_int, default=0, help="bytes")
-    so.add_argument("--base-offset-field", type=_int, default=0)
+    so.add_argument("--mn", type=int_arg, required=True)
+    so.add_argument("--k", type=int_arg, required=True)
+    so.add_argument("--lbo", type=int_arg, required=True, help="bytes")
+    so.add_argument("--sbo", type=int_arg, required=True, help="bytes")
+    so.add_argument("--base-offset", type=int_arg, default=0, help="bytes")
+    so.add_argument("--base-offset-field", type=int_arg, default=0)
     so.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
     so.add_argument("--svg", type=Path, help="write the picture as SVG here")
 
@@ -74,12 +68,12 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     fr.add_argument("--svg", type=Path)
 
     de = ss.add_parser("descriptor", help="a descriptor's fields, and the operand it describes")
-    de.add_argument("value", type=_int)
+    de.add_argument("value", type=int_arg)
     spec_options(de)
     de.add_argument("--dtype")
     de.add_argument("--major", choices=("K", "MN"))
-    de.add_argument("--mn", type=_int)
-    de.add_argument("--k", type=_int)
+    de.add_argument("--mn", type=int_arg)
+    de.add_argument("--k", type=int_arg)
     de.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
     de.add_argument("--svg", type=Path)
 
