@@ -266,13 +266,9 @@ def test_with_a_cache_key_an_entry_written_without_it_is_rejected(
 
 
 def _forge_unkeyed(path: Path, claim: Claim, cache: ProofCache) -> None:
-    """`_forge` as one who lacks the key computes it: a plain sha256 digest."""
-    import hashlib
+    """`_forge` as one who lacks the key writes it: with no $PTXCONF_CACHE_KEY in sight."""
+    from ptxconf.oracle.proofs.cache import KEY_ENV
 
-    from ptxconf.oracle.proofs import cache as C
-
-    body = {"id": claim.id, "statement": claim.statement, "proof_status": "proved",
-            "message": "forged", "fields": {"proof_status": "proved"}}
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"))
-    digest = hashlib.sha256(f"{path.stem}\0{text}".encode()).hexdigest()
-    path.write_text(json.dumps({"version": C.CACHE_VERSION, **body, "digest": digest}))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.delenv(KEY_ENV, raising=False)
+        _forge(path, claim, cache, "proved")
