@@ -28,9 +28,11 @@ from ptxconf.core.results import SCHEMA_VERSION
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 #: (options taking a value, flags) of each command.
-CHECK_OPTIONS = (["--spec-dir", "--gpu", "--report-dir", "--only", "--timeout-s", "--resume"],
+CHECK_OPTIONS = (["--spec-dir", "--gpu", "--report-dir", "--only", "--timeout-s", "--resume",
+                  "--verify-cache", "--verify-seed"],
                  ["--strict", "--quiet", "--json", "--no-cache"])
-PROVE_OPTIONS = (["--spec-dir", "--timeout-s", "--only"], ["--json", "--no-cache"])
+PROVE_OPTIONS = (["--spec-dir", "--timeout-s", "--only", "--verify-cache", "--verify-seed"],
+                 ["--json", "--no-cache"])
 #: Junk for any option; `@NAME` is a path in the example's scratch folder (see `_scratch`).
 VALUES = ["auto", "on", "off", "ON", "", " ", "0", "-1", "1e-3", "2", "nan", "inf", "-inf", "1e999",
           "x", "-", "--", "spec.lint[", "proof.", "\u2603", "a\x00b", "-h", "@DIR", "@FILE",
@@ -41,7 +43,9 @@ PLAUSIBLE = {"--spec-dir": ["@SPEC", "@SPEC", "@BADSPEC", "@DIR", "@MISSING", "@
              "--report-dir": ["@DIR", "@MISSING", "@UNDER_FILE", "@FILE", "@RUN", ""],
              "--resume": ["@RUN", "@RUN", "@DONE", "@BADRUN", "@DIR", "@MISSING"],
              "--timeout-s": ["2", "0.5", "1e-3", "0", "-1", "nan", "inf", "1e999", "x"],
-             "--only": ["spec.lint[", "proof.", ""]}
+             "--only": ["spec.lint[", "proof.", ""],
+             "--verify-cache": ["1", "0.5", "0", "2", "nan"],
+             "--verify-seed": ["0", "7", "-1", "x"]}
 #: A spec problem as the loader prints it: `path:line: RULE - message`.
 SPEC_PROBLEM = re.compile(r"^.+:\d+: SPEC-[A-Z]+ - ")
 ONE_LINT = "spec.lint[cute/gmma_descriptor]"

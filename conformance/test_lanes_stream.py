@@ -6,6 +6,7 @@ handed out in the end. The Builder itself is checked with NVRTC on tiny modules.
 
 from __future__ import annotations
 
+import os
 import threading
 from concurrent.futures import Future
 from pathlib import Path
@@ -183,6 +184,7 @@ class Landing(kcache.Builder):
     def __init__(self, names: list[str], gap_s: float = 0.02) -> None:  # no compiles
         self.names = names
         self.built = {}
+        self.rejected = {}
         self.seconds = self._start = self.compiled_now = 0
         self._pool = None
         self._futures = {}
@@ -272,3 +274,43 @@ def test_the_builder_streams_caches_and_reports_a_broken_module(tmp_path: Path) 
     assert again.compiled_now == 1, "only the module that failed is compiled again"
     assert got_again["one"].path == got["one"].path
     assert not got_again["bad"].ok
+
+
+def _planted(path: Path, form: str) -> None:
+    """A hostile cubin at a module's key: what a shared cache may hold."""
+    digest = path.with_name(path.name + ".digest")
+    if form == "edited":
+        data = path.read_bytes()
+        path.write_bytes(data[:-1] + bytes([data[-1] ^ 1]))
+    elif form == "no digest":
+        digest.unlink()
+    elif form == "a symlink to a good cubin":
+        good = path.with_name("elsewhere.cubin")
+        path.replace(good)
+        path.symlink_to(good)
+    elif form == "a FIFO":
+        path.unlink()
+        os.mkfifo(path)
+    elif form == "oversized":
+        with path.open("ab") as fh:
+            fh.truncate(kcache.MAX_CUBIN_BYTES + 1)
+
+
+@pytest.mark.parametrize(("form", "why"), [
+    ("edited", "its digest does not match"), ("no digest", "no digest beside it"),
+    ("a symlink to a good cubin", "a symlink"), ("a FIFO", "not a regular file"),
+    ("oversized", "more than"),
+])
+def test_a_tampered_cached_cubin_is_compiled_again_and_named(tmp_path: Path, form: str,
+                                                             why: str) -> None:
+    _nvrtc_or_skip()
+    mods = [_tiny("one")]
+    first = kcache.Builder(mods, jobs=1, folder=tmp_path).result()["one"]
+    assert first.path is not None
+    _planted(Path(first.path), form)
+    again = kcache.Builder(mods, jobs=1, folder=tmp_path)
+    got = again.result()["one"]
+    assert (got.ok, got.cached, again.compiled_now) == (True, False, 1)
+    assert why in got.rejected, got.rejected
+    assert kcache.cached_why_not(Path(first.path)) is None, "the fresh cubin replaced it"
+    assert kcache.Builder(mods, jobs=1, folder=tmp_path).built["one"].cached

@@ -17,7 +17,13 @@ pytest.importorskip("z3", reason="the proofs need z3-solver")
 
 from ptxconf.core.cases import execute
 from ptxconf.oracle.proofs.cache import MAX_ENTRY_BYTES, ProofCache
-from ptxconf.oracle.proofs.cases import KNOWN_REFUTED, claim_case, proof_cases
+from ptxconf.oracle.proofs.cases import (
+    KNOWN_REFUTED,
+    NO_RECHECK,
+    claim_case,
+    proof_cases,
+    verify_sample,
+)
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Unknown
 from ptxconf.oracle.spec import default_spec
@@ -25,8 +31,13 @@ from ptxconf.oracle.spec import default_spec
 SPEC = default_spec()
 
 
+def _x_is_3(cex: dict[str, object]) -> str | None:
+    """The probe claims' concrete re-check: their counterexample is x = 3."""
+    return None if cex.get("x") == 3 else f"x = {cex.get('x')!r} satisfies the claim"
+
+
 def _claim(statement: str, body: Callable[[Prover], Proved]) -> Claim:
-    return Claim("cache_probe", "test:row", statement, body)
+    return Claim("cache_probe", "test:row", statement, body, recheck=_x_is_3)
 
 
 def test_a_decided_outcome_is_reused_and_says_so(tmp_path: Path) -> None:
@@ -175,13 +186,15 @@ def test_a_tampered_entry_is_rejected_and_the_claim_proved_again(
     assert why in again.fields["cache_rejected"], again.fields["cache_rejected"]
 
 
-def _forge(path: Path, claim: Claim, cache: ProofCache, status: str) -> None:
-    """An entry written as the cache writes one (a valid digest), with another status."""
+def _forge(path: Path, claim: Claim, cache: ProofCache, status: str,
+           fields: dict[str, object] | None = None) -> None:
+    """An entry written as the cache writes one (a valid digest), with another status (and
+    ``fields``: what the forger puts there)."""
     from ptxconf.oracle.proofs import cache as C
 
     key = path.stem
     body = {"id": claim.id, "statement": claim.statement, "proof_status": status,
-            "message": "forged", "fields": {"proof_status": status}}
+            "message": "forged", "fields": {**(fields or {}), "proof_status": status}}
     path.write_text(json.dumps({"version": C.CACHE_VERSION, **body, "digest": C._digest(key, body)}))
 
 
@@ -203,7 +216,8 @@ def test_an_entry_states_a_proof_status_and_the_claim_gives_the_verdict(tmp_path
     cache = ProofCache(SPEC, tmp_path)
     documented = _claim("z holds", _refuted)
     execute(claim_case(documented, 5.0, cache))
-    about_oracle = Claim("cache_probe", "test:row", "z holds", _refuted, documented=False)
+    about_oracle = Claim("cache_probe", "test:row", "z holds", _refuted, documented=False,
+                         recheck=_x_is_3)
     r = execute(claim_case(about_oracle, 5.0, cache))
     assert r.fields["cached"] is True
     assert (r.status.value, r.code) == ("fail", "refuted_oracle")
@@ -255,7 +269,8 @@ def test_with_a_cache_key_an_entry_written_without_it_is_rejected(
     from ptxconf.oracle.proofs.cache import KEY_ENV
 
     monkeypatch.delenv(KEY_ENV, raising=False)
-    fresh, again, calls = _run_twice(tmp_path / "plain", lambda p, c, s: _forge(p, c, s, "refuted"))
+    fresh, again, calls = _run_twice(tmp_path / "plain", lambda p, c, s: _forge(
+        p, c, s, "refuted", {"counterexample": {"x": 3}}))
     assert calls == [1], "without a key, a well-formed entry is used"
     monkeypatch.setenv(KEY_ENV, "a CI secret")
     fresh, again, calls = _run_twice(tmp_path / "keyed", lambda p, c, s: _forge_unkeyed(p, c, s))
@@ -272,3 +287,175 @@ def _forge_unkeyed(path: Path, claim: Claim, cache: ProofCache) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.delenv(KEY_ENV, raising=False)
         _forge(path, claim, cache, "proved")
+
+
+# --- a cached refutation is re-checked concretely; a sample of cached outcomes proved again -
+
+
+def test_a_refutation_whose_counterexample_does_not_hold_is_proved_again(tmp_path: Path) -> None:
+    """A forged refutation with a valid digest: the claim evaluates its counterexample, finds
+    it is none, and proves the claim (which holds) again."""
+    cache = ProofCache(SPEC, tmp_path)
+    calls: list[int] = []
+
+    def holds(prover: Prover) -> Proved:
+        calls.append(1)
+        return Proved("x holds")
+
+    claim = _claim("x holds for every x", holds)
+    _entry(cache, claim).parent.mkdir(parents=True, exist_ok=True)
+    _forge(_entry(cache, claim), claim, cache, "refuted", {"counterexample": {"x": 4}})
+    r = execute(claim_case(claim, 5.0, ProofCache(SPEC, tmp_path)))
+    assert (r.status.value, r.fields["proof_status"], calls) == ("pass", "proved", [1])
+    assert r.fields["cache_rejected"] == ("a refutation whose counterexample does not hold: "
+                                          "x = 4 satisfies the claim")
+
+
+def test_a_refutation_is_kept_only_where_the_claim_can_re_check_it(tmp_path: Path) -> None:
+    """A claim with no concrete re-check: its refutation is not kept, and a forged one is not
+    used."""
+    cache = ProofCache(SPEC, tmp_path)
+    claim = Claim("cache_probe", "test:row", "w holds", _refuted)
+    execute(claim_case(claim, 5.0, cache))
+    assert not _entry(cache, claim).exists()
+    _forge(_entry(cache, claim), claim, cache, "refuted", {"counterexample": {"x": 3}})
+    r = execute(claim_case(claim, 5.0, ProofCache(SPEC, tmp_path)))
+    assert r.fields["cache_rejected"] == NO_RECHECK
+    assert "cached" not in r.fields
+
+
+def _known_collision(name: str) -> tuple[Claim, dict[str, object]]:
+    """A real claim whose known finding is a collision, and its fresh counterexample."""
+    claim = next(c for c in all_claims(SPEC) if c.id.startswith(f"proof.{name}[")
+                 and c.id in SPEC.findings.by_case)
+    fresh = execute(claim_case(claim, 20.0))
+    assert fresh.fields["proof_status"] == "refuted"
+    return claim, dict(fresh.fields)
+
+
+def _moved(points: list[dict[str, object]], key: str, by: int) -> list[dict[str, object]]:
+    return [{**points[0], key: int(points[0][key]) + by}, points[1]]  # type: ignore[call-overload]
+
+
+@pytest.mark.parametrize("name", ["layout_injective", "example_injective"])
+def test_a_known_collision_is_used_only_where_its_two_points_collide(
+        tmp_path: Path, name: str) -> None:
+    """The real collisions of the K-major findings: the kept entry passes its re-check and is
+    used; moved points, one point twice, a point past the layout or addresses that are not the
+    oracle's are each rejected (digest valid: a forger who knows the format), and the claim is
+    proved again to the same verdict."""
+    claim, fields = _known_collision(name)
+    cex = fields["counterexample"]
+    assert isinstance(cex, dict)
+    points = cex["points"]
+    assert claim.recheck is not None
+    assert claim.recheck(cex) is None
+    bad = {
+        "moved": _moved(points, "k", 1),
+        "the same point twice": [points[0], points[0]],
+        "past the layout": _moved(points, "mn", 10**6),
+        "another address": [{**p, "address": "0x000"} for p in points],
+        "not points": "0x20",
+    }
+    says = {"moved": "different addresses", "the same point twice": "two different points",
+            "past the layout": "outside the layout", "another address": "not the ones the oracle",
+            "not points": "does not name two points"}
+    for what, pts in bad.items():
+        why = claim.recheck({**cex, "points": pts})
+        assert why is not None, what
+        assert says[what] in why, (what, why)
+        store = ProofCache(SPEC, tmp_path / what)
+        path = _entry(store, claim, 20.0)
+        path.parent.mkdir(parents=True)
+        _forge(path, claim, store, "refuted", {**fields, "counterexample": {**cex, "points": pts}})
+        r = execute(claim_case(claim, 20.0, ProofCache(SPEC, tmp_path / what), known_refuted=True))
+        assert "cached" not in r.fields, what
+        assert r.fields["cache_rejected"].startswith("a refutation whose counterexample does not "
+                                                     "hold"), (what, r.fields["cache_rejected"])
+        assert r.fields["counterexample"] == cex, what
+
+
+def test_a_collision_only_at_a_zero_repeat_step_is_not_a_core_collision() -> None:
+    """K_SW32's finding is a collision inside one repeat of the core, so it holds for every
+    LBO/SBO. Two points one MN repeat apart also share an address at LBO = SBO = 0 (the step is
+    0), but not for other SBO: the re-check refuses them."""
+    claim, fields = _known_collision("layout_injective")
+    cex = fields["counterexample"]
+    assert isinstance(cex, dict)
+    assert claim.recheck is not None
+    start = {"mn": 0, "k": 0, "row": 0, "chunk": 0, "address": "0x000"}
+    apart = {**start, "mn": 8, "row": 8}
+    why = claim.recheck({**cex, "m": 2, "points": [start, apart]})
+    assert why == "its two points differ in a repeat (LBO/SBO) coordinate", why
+
+
+def test_verify_cache_proves_cached_outcomes_again_and_names_a_forged_one(tmp_path: Path) -> None:
+    """A forged proof of a claim that fails (valid digest, a claim with no known finding): a
+    plain warm run uses it; `verify_fraction` proves it again, the fresh refutation stands and
+    the entry is named."""
+    cache = ProofCache(SPEC, tmp_path)
+    claim = _claim("v holds", _refuted)
+    _entry(cache, claim).parent.mkdir(parents=True, exist_ok=True)
+    _forge(_entry(cache, claim), claim, cache, "proved")
+    used = execute(claim_case(claim, 5.0, ProofCache(SPEC, tmp_path)))
+    assert (used.status.value, used.fields.get("cached")) == ("pass", True)
+    checked = execute(claim_case(claim, 5.0, ProofCache(SPEC, tmp_path), verify=True))
+    assert checked.fields["proof_status"] == "refuted"
+    assert checked.fields["cache_verified"] == "disagrees"
+    assert checked.fields["cache_rejected"] == "a fresh proof says refuted, the entry proved"
+    again = execute(claim_case(claim, 5.0, ProofCache(SPEC, tmp_path), verify=True))
+    assert again.fields["cache_verified"] == "agrees"
+    assert "cache_rejected" not in again.fields
+
+
+def test_the_verify_sample_is_drawn_by_its_seed() -> None:
+    ids = [f"proof.c[{i}]" for i in range(40)]
+    assert verify_sample(ids, 0.25, 7) == verify_sample(list(reversed(ids)), 0.25, 7)
+    assert len(verify_sample(ids, 0.25, 7)) == 10
+    assert verify_sample(ids, 0.25, 7) != verify_sample(ids, 0.25, 8)
+    assert verify_sample(ids, 0.001, 1)
+    assert verify_sample(ids, 1.0, 1) == set(ids)
+    assert verify_sample(ids, 0.0, 1) == set()
+
+
+@pytest.mark.parametrize("command", ["prove", "check"])
+def test_verify_cache_says_how_many_it_proved_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str,
+        cli: Callable[..., tuple[int, str, str]]) -> None:
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
+    only = "proof.swizzle_bijective[wgmma/canonical_layouts:K_SW"
+    argv = [command, "--only", only, "--proof-workers", "0",
+            *(["--gpu", "off", "--report-dir", str(tmp_path / "run")] if command == "check" else [])]
+    code, _, _ = cli(*argv)
+    assert code == 0
+    code, out, err = cli(*argv, "--verify-cache", "1", "--verify-seed", "5")
+    assert code == 0, err
+    assert ("proof cache: 3 cached outcomes proved again to verify them (--verify-seed 5): "
+            "every fresh proof agrees") in out.splitlines(), out
+    if command == "check":
+        meta = json.loads((tmp_path / "run" / "results.json").read_text())["meta"]
+        assert meta["verify_cache"] == {"fraction": 1.0, "seed": 5}
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--verify-cache", "0"], "expected a fraction in (0, 1], got '0'"),
+    (["--verify-cache", "1.5"], "expected a fraction in (0, 1], got '1.5'"),
+    (["--verify-cache", "nan"], "expected a fraction in (0, 1], got 'nan'"),
+    (["--verify-seed", "-1"], "expected a count (0 or more), got '-1'"),
+    (["--verify-cache", "1", "--no-cache"], "--verify-cache checks the proof cache, which "
+                                            "--no-cache leaves unused"),
+])
+@pytest.mark.parametrize("command", ["prove", "check"])
+def test_a_verify_option_that_cannot_apply_is_refused_in_one_line(
+        command: str, argv: list[str], said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from ptxconf.app.cli import main
+
+    try:
+        code = main([command, "--only", "no-such-case", *argv])
+    except SystemExit as stop:  # argparse's refusal of an option's value
+        code = int(stop.code or 0)
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1, err
+    assert said in err, err
+    assert "Traceback" not in err

@@ -10,12 +10,12 @@ there are two or more, and the pool's `close` goes on the caller's ``closers``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import SimpleNamespace
 
 import pytest
 from case_outcomes import expect_fields
 
 from ptxconf.core.cases import execute
+from ptxconf.core.context import RunContext
 from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import cases as proof_cases_mod
 from ptxconf.oracle.proofs import wmma_rules
@@ -65,8 +65,8 @@ def test_provider_hands_its_pool_close_to_the_run(spec: Spec,
     monkeypatch.setattr(_FakePool, "started", [])
     # all_claims yields each wmma row's claims matrix a then b, layout row then col
     wanted = [f"{M16}.a.row]", f"{M16}.a.col]"]
-    ctx = SimpleNamespace(proof_timeout_s=TIMEOUT_S, proof_cache=False, proof_workers=1,
-                          wanted=set(wanted).__contains__, closers=[])
+    ctx = RunContext(proof_timeout_s=TIMEOUT_S, proof_cache=False, proof_workers=1,
+                     wanted=set(wanted).__contains__)
     got = proof_cases_mod.provider_cases(spec, ctx)
     assert len(_FakePool.started) == 1, "one pool for the two wanted claims"
     pool = _FakePool.started[0]

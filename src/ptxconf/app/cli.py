@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 import time
 from collections import Counter
@@ -113,6 +114,10 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
                 f"{k['seconds']} s ({k['from_cache']} from the kernel cache)")
     if k.get("failed"):
         what += f"; {k['failed']} failed to compile"
+    if k.get("rejected"):
+        name, why = next(iter(k["rejected"].items()))
+        what += (f"; {len(k['rejected'])} cached module(s) rejected and compiled again "
+                 f"({name}: {why})")
     if lanes:
         what += f"; GPU cases over {lanes['gpus']} GPU(s) x {lanes['lanes'] // lanes['gpus']} workers"
     return what
@@ -126,6 +131,25 @@ def witness_line(w: dict[str, Any]) -> str:
     return (f"assembler witness: {w['compiled']} of {w['kernels']} witness kernels compiled "
             f"({w['assembler_runs']} assembler runs) in {w['seconds']} s ({w['from_cache']} "
             "answered from the cache)")
+
+
+def verify_seed(args: argparse.Namespace) -> int:
+    """The draw of --verify-cache: --verify-seed, else a fresh one (printed by verify_line)."""
+    if args.verify_cache and args.no_cache:
+        raise UsageError("--verify-cache checks the proof cache, which --no-cache leaves unused")
+    if args.verify_seed is not None:
+        return int(args.verify_seed)
+    return secrets.randbelow(1 << 31)
+
+
+def verify_line(results: list[Result], seed: int) -> str:
+    """One line on `--verify-cache`: how many cached outcomes were proved again, and whether
+    every fresh proof agreed (a disagreeing entry is also on the rejected line)."""
+    said = Counter(r.fields["cache_verified"] for r in results if r.fields.get("cache_verified"))
+    n, differ = sum(said.values()), said["disagrees"]
+    verdict = "every fresh proof agrees" if not differ else f"{differ} disagree (proved again)"
+    return (f"proof cache: {n} cached outcome{'s' if n != 1 else ''} proved again to verify "
+            f"them (--verify-seed {seed}): {verdict}")
 
 
 def cache_rejected_line(results: list[Result]) -> str | None:
@@ -156,6 +180,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict, proof_cache=not args.no_cache,
                       kernel_cache=not args.no_cache, gpus=args.gpus,
+                      verify_cache=args.verify_cache or 0.0, verify_seed=verify_seed(args),
                       workers_per_gpu=args.workers_per_gpu, proof_workers=args.proof_workers)
     out_dir = args.resume or args.report_dir or default_report_dir()
     redo: dict[str, str] = {}
@@ -221,6 +246,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(witness_line(meta["witness"]))
     if (rejected := cache_rejected_line(results)) is not None:
         print(rejected)
+    if args.verify_cache:
+        print(verify_line(results, opts.verify_seed))
     if redo:
         print(resume_line(redo))
     print(f"report: {paths[2]} (results.json, junit.xml, summary.md, codequality.json beside it); "
@@ -291,8 +318,10 @@ def cmd_prove(args: argparse.Namespace) -> int:
     rows = []
     closers: list[Callable[[], None]] = []
     workers = auto_proof_workers() if args.proof_workers is None else args.proof_workers
+    seed = verify_seed(args)
     cases = proof_cases(spec, timeout_s=args.timeout_s, cache=not args.no_cache, workers=workers,
-                        wanted=lambda i: not args.only or args.only in i, closers=closers)
+                        wanted=lambda i: not args.only or args.only in i, closers=closers,
+                        verify_fraction=args.verify_cache or 0.0, verify_seed=seed)
     try:
         results = [spec.findings.judge(execute(c)) for c in cases if not args.only or args.only in c.id]
     finally:
@@ -313,6 +342,8 @@ def cmd_prove(args: argparse.Namespace) -> int:
     text = "\n".join(f"{x['status']:8} {x['id']}: {x['message']}" for x in rows)
     if (rejected := cache_rejected_line(results)) is not None:
         text += "\n" + rejected
+    if args.verify_cache:
+        text += "\n" + verify_line(results, seed)
     emit(args, {"results": rows}, text)
     return 1 if any(Status(x["result"]).failing for x in rows) else 0
 

@@ -47,6 +47,28 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _fraction(text: str) -> float:
+    """--verify-cache: a fraction above 0 and at most 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 < value <= 1):
+        raise argparse.ArgumentTypeError(f"expected a fraction in (0, 1], got {text!r}")
+    return value
+
+
+def cache_options(p: argparse.ArgumentParser, what: str) -> None:
+    """--no-cache, --verify-cache and --verify-seed (check and prove take the same)."""
+    p.add_argument("--no-cache", action="store_true",
+                   help=f"{what} again (ignore the caches)")
+    p.add_argument("--verify-cache", type=_fraction, metavar="FRACTION",
+                   help="prove this fraction of the cached proof outcomes again (drawn at "
+                        "random; 1: all) and report every entry a fresh proof disagrees with")
+    p.add_argument("--verify-seed", type=_count, metavar="N",
+                   help="the draw of --verify-cache (default: a fresh one, printed)")
+
+
 #: What `ptxconf --help` says of the tool.
 DESCRIPTION = ("The `ptxconf` command line. Names and JSON keys are a stable contract (see "
                "README).")
@@ -168,8 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     ck.add_argument("--annotations", choices=("github",),
                     help="also print each failure and spec discrepancy as a CI annotation at its "
                          "spec row (github: ::error/::warning workflow commands)")
-    ck.add_argument("--no-cache", action="store_true",
-                    help="prove every claim and compile every kernel again (ignore the caches)")
+    cache_options(ck, "prove every claim and compile every kernel")
     ck.add_argument("--gpus", default="1", type=_gpus_arg,
                     help="GPU cases over this many visible GPUs, or 'all' (default 1)")
     ck.add_argument("--proof-workers", type=_workers, metavar="N",
@@ -187,8 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--timeout-s", type=_seconds, default=20.0)
     pr.add_argument("--only")
     pr.add_argument("--json", action="store_true")
-    pr.add_argument("--no-cache", action="store_true",
-                    help="prove every claim again (ignore the proof cache)")
+    cache_options(pr, "prove every claim")
     pr.add_argument("--proof-workers", type=_workers, metavar="N",
                     help="processes proving the claims (default: one per core, at most "
                          "4; 0: in this process)")

@@ -32,6 +32,9 @@ class RunOptions:
     only: str | None = None
     proof_timeout_s: float = 20.0
     proof_cache: bool = True
+    #: --verify-cache: the fraction of cached proof outcomes proved again, drawn by verify_seed.
+    verify_cache: float = 0.0
+    verify_seed: int = 0
     #: --proof-workers: processes proving claims (None: auto_proof_workers(); 0: in a thread).
     proof_workers: int | None = None
     strict: bool = False
@@ -260,7 +263,8 @@ def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:
     """What the kernel build did: modules, how many came from the cache, compile seconds."""
     cached = sum(1 for b in built.values() if b.cached)
     return {"modules": len(built), "from_cache": cached, "compiled": len(built) - cached,
-            "failed": sum(1 for b in built.values() if not b.ok), "seconds": round(seconds, 3)}
+            "failed": sum(1 for b in built.values() if not b.ok), "seconds": round(seconds, 3),
+            "rejected": {b.name: b.rejected for b in built.values() if b.rejected}}
 
 
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
@@ -280,6 +284,7 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     gpu = tuple(p for p in provs if p.gpu)
     ctx = RunContext(gpu=opts.gpu, proof_timeout_s=opts.proof_timeout_s,
                      proof_cache=opts.proof_cache, kernel_cache=opts.kernel_cache,
+                     verify_cache=opts.verify_cache, verify_seed=opts.verify_seed,
                      proof_workers=(auto_proof_workers() if opts.proof_workers is None
                                     else opts.proof_workers),
                      wanted=lambda i: i not in opts.done and _selected_id(i, opts.only))
@@ -345,6 +350,8 @@ def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
         "commit": _commit(),
         "spec_sha256": ident["sha256"],
         "spec": ident,
+        **({"verify_cache": {"fraction": opts.verify_cache, "seed": opts.verify_seed}}
+           if opts.verify_cache and opts.proof_cache else {}),
     }
 
 

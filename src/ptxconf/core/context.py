@@ -15,6 +15,10 @@ class RunContext:
     proof_timeout_s: float = 20.0
     #: Reuse decided proof outcomes from the disk cache (oracle/proofs/cache.py).
     proof_cache: bool = False
+    #: --verify-cache: the fraction of cached proof outcomes proved again and compared, drawn
+    #: by verify_seed (oracle/proofs/cases.py verify_sample).
+    verify_cache: float = 0.0
+    verify_seed: int = 0
     #: Reuse compiled kernel modules from the disk cache (ptxconf/gpu/kcache.py).
     kernel_cache: bool = True
     #: Worker processes for the proofs (0: prove in the provider's own thread).

@@ -9,8 +9,11 @@ its source, options, compiler and driver, so that a warm rerun compiles nothing.
 soon as it is built, while the others compile).
 
 The folder is `$PTXCONF_KERNEL_CACHE`, else `~/.cache/ptxconf/kernels`; `--no-cache` (a fresh
-folder per run) compiles everything. Needs cuda-bindings and NVRTC (pip install
-'ptxconf[compile]'); no GPU.
+folder per run) compiles everything. A cached cubin is input from outside (a shared CI cache):
+it is used only when it is a regular file of at most `MAX_CUBIN_BYTES` whose digest file beside
+it binds its bytes to its key (ptxconf.core.trust: an HMAC under $PTXCONF_CACHE_KEY where that
+is set); anything else is compiled again and the module says why (`Built.rejected`). Needs
+cuda-bindings and NVRTC (pip install 'ptxconf[compile]'); no GPU.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from ptxconf.core.trust import read_regular, sign
 
 from .build import nvrtc_compile, nvrtc_version
 
@@ -49,6 +54,8 @@ class Built:
     cached: bool
     seconds: float
     log: str = ""
+    #: Why the cached cubin at its key was not used ("" where none was there or it was used).
+    rejected: str = ""
 
 
 def cache_dir() -> Path:
@@ -85,14 +92,48 @@ def module_key(m: Module) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+#: The largest cubin read from the cache (the probe modules are well under 1 MiB).
+MAX_CUBIN_BYTES = 64 << 20
+
+
+def _digest_path(path: Path) -> Path:
+    return path.with_name(path.name + ".digest")
+
+
+def cached_why_not(path: Path) -> str | None:
+    """None when the cubin at ``path`` may be used (a regular file, within the size cap, its
+    digest file matching its bytes and key); else why not ("" where there is none)."""
+    if not os.path.lexists(path):
+        return ""
+    try:
+        data = read_regular(path, MAX_CUBIN_BYTES)
+        said = read_regular(_digest_path(path), 256).decode("ascii", "replace")
+    except FileNotFoundError:
+        return "no digest beside it"
+    except (OSError, ValueError) as exc:
+        return str(exc) or type(exc).__name__
+    if said != sign(path.stem, data):
+        return "its digest does not match its content and key"
+    return None
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write a file atomically (a reader sees the old one or the new one whole)."""
+    tmp = Path(f"{path}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
 def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tuple[bool, float, str]:
-    """Compile one module (in a pool worker) and write its cubin atomically."""
+    """Compile one module (in a pool worker) and write its cubin, then its digest, atomically."""
 
     res = nvrtc_compile(source, options, name=f"{name.replace(':', '_')}.cu")
     if res.ok and res.cubin is not None:
-        tmp = Path(f"{path}.{os.getpid()}.tmp")
-        tmp.write_bytes(res.cubin)
-        tmp.replace(path)
+        where = Path(path)
+        if where.is_dir() and not where.is_symlink():
+            where.rmdir()
+        _write(where, res.cubin)
+        _write(_digest_path(where), sign(where.stem, res.cubin).encode("ascii"))
     return res.ok, res.seconds, res.log
 
 
@@ -121,12 +162,17 @@ class Builder:
         folder = folder or cache_dir()
         folder.mkdir(parents=True, exist_ok=True)
         todo: list[tuple[Module, Path]] = []
+        #: module name -> why its cached cubin was not used (it is compiled again).
+        self.rejected: dict[str, str] = {}
         for m in mods:
             path = folder / f"{module_key(m)}.cubin"
-            if path.is_file():
+            why = cached_why_not(path)
+            if why is None:
                 self.built[m.name] = Built(m.name, True, str(path), True, 0.0)
-            else:
-                todo.append((m, path))
+                continue
+            if why:
+                self.rejected[m.name] = why
+            todo.append((m, path))
         if todo and on_compile is not None:
             on_compile(len(todo))
         workers = max(1, min(jobs or os.cpu_count() or 1, len(todo)))
@@ -141,7 +187,8 @@ class Builder:
 
     def _record(self, m: Module, path: Path, res: tuple[bool, float, str]) -> Built:
         ok, seconds, log = res
-        self.built[m.name] = Built(m.name, ok, str(path) if ok else None, False, seconds, log)
+        self.built[m.name] = Built(m.name, ok, str(path) if ok else None, False, seconds, log,
+                                   self.rejected.get(m.name, ""))
         self.compiled_now += 1
         self.seconds = time.perf_counter() - self._start
         return self.built[m.name]

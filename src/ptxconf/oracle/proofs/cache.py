@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import hmac
 import json
 import os
-import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from ptxconf.core.trust import KEY_ENV, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
 
 CACHE_VERSION = 2
@@ -65,42 +64,9 @@ def _solver() -> str:
     return str(z3.get_version_string())
 
 
-#: A secret that signs the entries (HMAC-SHA256) where it is set: a CI secret that jobs from
-#: forks do not see makes an entry written without it (a planted one) fail its digest.
-KEY_ENV = "PTXCONF_CACHE_KEY"
-
-
 def _digest(key: str, body: dict[str, Any]) -> str:
-    """The digest of an entry's content under its key: HMAC-SHA256 with $PTXCONF_CACHE_KEY
-    where it is set, else sha256 (integrity against edits and copies, not against forgery)."""
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
-    message = f"{key}\0{text}".encode()
-    secret = os.environ.get(KEY_ENV)
-    if secret:
-        return "hmac:" + hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
-    return hashlib.sha256(message).hexdigest()
-
-
-def _read_regular(path: Path, limit: int) -> bytes:
-    """The bytes of a regular file of at most `limit` bytes, opened without following a
-    symlink or blocking on a FIFO; ValueError naming what else it is."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if path.is_symlink():
-            raise ValueError("a symlink, not a regular file") from exc
-        raise
-    info = os.fstat(fd)
-    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-        os.close(fd)
-        raise ValueError("not a regular file" if not stat.S_ISREG(info.st_mode)
-                         else f"{info.st_size} bytes, more than {limit}")
-    with os.fdopen(fd, "rb") as fh:
-        data = fh.read(limit + 1)
-    if len(data) > limit:
-        raise ValueError(f"more than {limit} bytes")
-    return data
+    """The digest of an entry's content under its key (ptxconf.core.trust.sign)."""
+    return sign(key, json.dumps(body, sort_keys=True, separators=(",", ":"), default=str).encode())
 
 
 class ProofCache:
@@ -145,7 +111,7 @@ class ProofCache:
     @staticmethod
     def _checked(path: Path, key: str, claim_id: str, statement: str) -> dict[str, Any]:
         """The entry at `path` if it answers this claim under this key; ValueError why not."""
-        data = json.loads(_read_regular(path, MAX_ENTRY_BYTES).decode("utf-8"))
+        data = json.loads(read_regular(path, MAX_ENTRY_BYTES).decode("utf-8"))
         if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
             raise ValueError(f"not a version-{CACHE_VERSION} entry")
         body = {k: data.get(k) for k in ("id", "statement", "proof_status", "message", "fields")}

@@ -9,6 +9,7 @@ statement proved, the facts found, and for an expected refutation its explanatio
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from typing import Any
@@ -47,24 +48,62 @@ def _verdict(claim: Claim, proof_status: str, message: str, fields: dict[str, An
 #: Why a cached outcome of a claim with a known finding is not used: the finding records a
 #: refutation, so a cached proof can only be a forged or stale entry.
 KNOWN_REFUTED = "a proof of a claim whose known finding is a refutation"
+#: Why a cached refutation of a claim that cannot re-check its counterexample is not used.
+NO_RECHECK = "a refutation the claim cannot re-check concretely"
+
+
+def usable(cache: ProofCache, claim: Claim, timeout_s: float, known_refuted: bool,
+           count: bool = True) -> tuple[dict[str, Any] | None, str | None]:
+    """(a cached outcome the run may use, or None; why a stored one is not used, or None).
+
+    Past the entry's own checks (ProofCache): a cached refutation is used only when the
+    claim re-checks its counterexample concretely and it holds (so an entry cannot make a
+    proved claim a discrepancy), and a claim with a known finding takes only a refutation
+    (so an entry cannot turn a finding into a pass). ``count``: the case itself asks (hits and
+    rejections are counted); a planner peeks."""
+    hit, why = cache.peek(claim.id, claim.statement, timeout_s)
+    if hit is None:
+        pass
+    elif known_refuted and hit["proof_status"] != "refuted":
+        why = KNOWN_REFUTED
+    elif hit["proof_status"] == "refuted":
+        cex = hit["fields"].get("counterexample")
+        if claim.recheck is None:
+            why = NO_RECHECK
+        elif not isinstance(cex, dict):
+            why = "a refutation with no counterexample"
+        elif (bad := claim.recheck(cex)) is not None:
+            why = f"a refutation whose counterexample does not hold: {bad}"
+    if count and why is not None:
+        cache.rejected.append((claim.id, why))
+    elif count and hit is not None:
+        cache.hits += 1
+    return (hit, None) if why is None else (None, why)
+
+
+def _storable(claim: Claim, proof_status: str) -> bool:
+    """Whether a run keeps this outcome: a proof, or a refutation the claim can re-check (one
+    it cannot would be rejected by every later run)."""
+    return proof_status == "proved" or (proof_status == "refuted" and claim.recheck is not None)
 
 
 def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
-               pool: ProofPool | None = None, known_refuted: bool = False) -> Case:
+               pool: ProofPool | None = None, known_refuted: bool = False,
+               verify: bool = False) -> Case:
     """The case of one claim; a body that raises is FAIL (`raised`) with proof_status error.
-    With a cache, a decided outcome proved before under the same key is reused (fields say so);
-    with a pool that was handed the claim, its worker's answer is waited for (a lost worker is
-    UNKNOWN `proof_lost`), else the claim is proved here."""
+    With a cache, a decided outcome proved before under the same key is reused (fields say so;
+    `usable` says when); with ``verify`` the claim is proved again and a cached outcome that
+    disagrees is reported as rejected; with a pool that was handed the claim, its worker's
+    answer is waited for (a lost worker is UNKNOWN `proof_lost`), else the claim is proved
+    here."""
 
     def body() -> Outcome:
         start = time.perf_counter()
         rejected = len(cache.rejected) if cache is not None else 0
+        hit = None
         if cache is not None:
-            hit = cache.get(claim.id, claim.statement, timeout_s)
-            if hit is not None and known_refuted and hit["proof_status"] != "refuted":
-                cache.rejected.append((claim.id, KNOWN_REFUTED))
-                hit = None
-            if hit is not None:
+            hit = usable(cache, claim, timeout_s, known_refuted)[0]
+            if hit is not None and not verify:
                 return _verdict(claim, hit["proof_status"], hit["message"],
                                 {**hit["fields"], "cached": True})
         try:
@@ -78,12 +117,19 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
             else:
                 proved = prove(claim, timeout_s=timeout_s)
             out = outcome_of(claim, proved)
-            if cache is not None:
+            if cache is not None and _storable(claim, proved.status):
                 cache.put(claim.id, claim.statement, timeout_s, proved.status, out.message,
                           dict(out.fields))
-                if len(cache.rejected) > rejected:  # say why the kept entry was not used
-                    out = Outcome(out.status, out.code, out.message,
-                                  {**out.fields, "cache_rejected": cache.rejected[-1][1]})
+            if cache is not None and hit is not None:  # verified: the fresh proof stands
+                agrees = hit["proof_status"] == proved.status or proved.status == "unknown"
+                out = Outcome(out.status, out.code, out.message,
+                              {**out.fields, "cache_verified": "agrees" if agrees else "disagrees"})
+                if not agrees:
+                    cache.rejected.append((claim.id, f"a fresh proof says {proved.status}, the "
+                                                     f"entry {hit['proof_status']}"))
+            if cache is not None and len(cache.rejected) > rejected:  # why the entry went unused
+                out = Outcome(out.status, out.code, out.message,
+                              {**out.fields, "cache_rejected": cache.rejected[-1][1]})
             return out
         except Exception as exc:  # noqa: BLE001 - one broken claim must not stop the others
             return Outcome(Status.FAIL, "raised", f"proof raised {type(exc).__name__}: {exc}",
@@ -101,9 +147,12 @@ def run_claim(claim: Claim, timeout_s: float) -> Result:
 
 def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: int = 0,
                 wanted: Callable[[str], bool] | None = None,
-                closers: list[Callable[[], None]] | None = None) -> list[Case]:
+                closers: list[Callable[[], None]] | None = None,
+                verify_fraction: float = 0.0, verify_seed: int = 0) -> list[Case]:
     """One case per claim; each runs in a fresh z3.Context under ``timeout_s`` (or comes from
-    the proof cache, with ``cache``). With ``workers`` > 0, the claims that will be run
+    the proof cache, with ``cache``: `usable` says when). ``verify_fraction`` of the claims
+    (drawn by ``verify_seed``; 1.0: all) are proved again even where cached, and a cached
+    outcome that disagrees is reported. With ``workers`` > 0, the claims that will be run
     (``wanted``: by id; default all) and are not in the cache are proved in that many worker
     processes (`ptxconf.oracle.proofs.pool`), all handed out now; the pool's `close` goes on
     ``closers`` (the caller closes it when the run ends or is interrupted)."""
@@ -112,24 +161,32 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
     # a claim with a known finding takes only a cached refutation (what the finding records):
     # a cached proof of it is proved again, so a cache never turns a finding into a pass
     known = {c.id for c in claims if c.id in spec.findings.by_case}
+    check = verify_sample([c.id for c in claims if wanted is None or wanted(c.id)],
+                          verify_fraction, verify_seed) if store else set()
     todo = [c.id for c in claims if (wanted is None or wanted(c.id))
-            and not _cached(store, c, timeout_s, c.id in known)] if workers > 0 else []
+            and (c.id in check or store is None
+                 or usable(store, c, timeout_s, c.id in known, count=False)[0] is None)
+            ] if workers > 0 else []
     pool = None
     if len(todo) > 1:
         pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
         if closers is not None:
             closers.append(pool.close)
-    return [claim_case(claim, timeout_s, store, pool, claim.id in known) for claim in claims]
+    return [claim_case(claim, timeout_s, store, pool, claim.id in known, claim.id in check)
+            for claim in claims]
 
 
-def _cached(store: ProofCache | None, claim: Claim, timeout_s: float, known_refuted: bool) -> bool:
-    """Whether the store holds a usable outcome of the claim (a peek: a rejected entry is
-    reported by the claim's own case, which asks again)."""
-    hit = store.peek(claim.id, claim.statement, timeout_s)[0] if store is not None else None
-    return hit is not None and (not known_refuted or hit["proof_status"] == "refuted")
+def verify_sample(ids: list[str], fraction: float, seed: int) -> set[str]:
+    """The ids a `--verify-cache FRACTION` run proves again: round(fraction * len) of them
+    (at least one where fraction > 0), drawn by ``seed``."""
+    if fraction <= 0 or not ids:
+        return set()
+    n = min(len(ids), max(1, round(fraction * len(ids))))
+    return set(random.Random(seed).sample(sorted(ids), n))
 
 
 def provider_cases(spec: Spec, ctx: Any) -> list[Case]:
     """The registry's entry point (ptxconf.app.providers)."""
     return proof_cases(spec, timeout_s=ctx.proof_timeout_s, cache=ctx.proof_cache,
-                       workers=ctx.proof_workers, wanted=ctx.wanted, closers=ctx.closers)
+                       workers=ctx.proof_workers, wanted=ctx.wanted, closers=ctx.closers,
+                       verify_fraction=ctx.verify_cache, verify_seed=ctx.verify_seed)

@@ -61,8 +61,17 @@ def injective(spec: Spec, ex: WorkedExample) -> Claim:
         raise Refuted(f"{text}: {ex.exact_layout} is not injective",
                       {"summary": text, "points": [p1.as_dict(), p2.as_dict()]}, line)
 
+    def recheck(cex: dict[str, Any]) -> str | None:
+        form = _exact(spec, ex)
+        env = dict.fromkeys(("m", "k", "LBO", "SBO"), 0)
+        return render.recheck_collision(
+            form, env, cex.get("points"),
+            lambda coords: render.text_reproduce(ex.exact_layout, form.elem_bits, coords,
+                                                 READING)[1])
+
     return Claim("example_injective", ex.key,
-                 f"Figure {ex.figure}'s exact layout {ex.exact_layout} is injective", body)
+                 f"Figure {ex.figure}'s exact layout {ex.exact_layout} is injective", body,
+                 recheck=recheck)
 
 
 def matches_canonical(spec: Spec, ex: WorkedExample) -> Claim:

@@ -336,7 +336,33 @@ def canonical_injective(spec: Spec, row: CanonicalLayout) -> Claim:
     return Claim("layout_injective", row.key,
                  f"{row.id} = Swizzle<{row.swizzle_bits},{row.swizzle_base},{row.swizzle_shift}> o "
                  f"{row.layout} is injective (bytes reading) "
-                 f"for every m, k, under an exact, satisfiable condition on LBO/SBO", body)
+                 f"for every m, k, under an exact, satisfiable condition on LBO/SBO", body,
+                 recheck=lambda cex: core_collision_recheck(spec, row, cex))
+
+
+#: The largest m or k a cached counterexample may name (the real ones are below 10).
+MAX_RECHECK_REPEATS = 1 << 16
+
+
+def core_collision_recheck(spec: Spec, row: CanonicalLayout, cex: dict[str, Any]) -> str | None:
+    """None when a cached refutation's counterexample is a collision in the row's core: two
+    coordinates of one type's layout at (m, k) that share every repeat coordinate and one
+    address, so they collide for every LBO/SBO (what `core_bound` reports); else why not."""
+    try:
+        dtype, m, k = str(cex["dtype"]), render.as_count(cex["m"]), render.as_count(cex["k"])
+    except (TypeError, KeyError, ValueError):
+        return "its counterexample names no type, m and k"
+    if dtype not in wgmma_dtypes(spec) or not (1 <= m <= MAX_RECHECK_REPEATS
+                                               and 1 <= k <= MAX_RECHECK_REPEATS):
+        return "its counterexample lies outside the claim (type, m or k)"
+    op = Operand.of(spec, row, dtype)
+    env = {"m": m, "k": k, "LBO": 0, "SBO": 0}
+
+    def oracle(coords: list[tuple[int, ...]]) -> list[int]:
+        return render.canonical_reproduce(spec, row, t=op.t, m=m, k=k, lbo_elems=0, sbo_elems=0,
+                                          elem_bits=op.bits, coords=coords)[1]
+
+    return render.recheck_collision(op.form, env, cex.get("points"), oracle, op.form.repeats())
 
 
 def claims(spec: Spec) -> Iterator[Claim]:

@@ -7,7 +7,7 @@ printing a wrong counterexample.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,6 +128,46 @@ def text_reproduce(text: str, elem_bits: int, coords: Sequence[tuple[int, ...]],
             f"import swizzled_offset; L = parse({text!r}); print([hex(swizzled_offset(L.outer(c), "
             f'{elem_bits}, L.inner, {reading!r})) for c in {list(coords)!r}])"')
     return line, got
+
+
+def recheck_collision(form: BitForm, env: Mapping[str, int], points: Any,
+                      oracle: Callable[[list[tuple[int, ...]]], list[int]],
+                      shared_leaves: Sequence[int] = ()) -> str | None:
+    """None when ``points`` (a cached refutation's two points, as `Point.as_dict` wrote them)
+    are two different coordinates of ``form`` at ``env`` that ``oracle`` (coordinates -> its
+    addresses) puts at one address, the address recorded, and that agree on every leaf of
+    ``shared_leaves``; else why they are not. The check a cached refutation passes before a
+    run uses it: cheap (two points evaluated), and bound to the claim through ``form``."""
+    names = ("mn", "k")[:form.rank]
+    try:
+        coords = [tuple(as_count(p[n]) for n in names) for p in points]
+        recorded = [str(p["address"]) for p in points]
+    except (TypeError, KeyError, ValueError):
+        return "its counterexample does not name two points"
+    if len(coords) != 2 or coords[0] == coords[1] or len(names) != form.rank:
+        return "its counterexample does not name two different points"
+    sizes = [1] * form.rank
+    for lf in form.leaves:
+        sizes[lf.mode] *= lf.shape.at(env)
+    if any(not 0 <= x < n for c in coords for x, n in zip(c, sizes, strict=True)):
+        return "its counterexample names a point outside the layout"
+    got = oracle(coords)
+    if got[0] != got[1]:
+        return "evaluated, its two points lie at different addresses"
+    scale = 1 if form.elem_bits % BITS_PER_BYTE else BITS_PER_BYTE
+    if [hex_address(g * scale, form.elem_bits) for g in got] != recorded:
+        return "its addresses are not the ones the oracle gives"
+    leaves = [form.leaf_coords(c, env) for c in coords]
+    if any(leaves[0][i] != leaves[1][i] for i in shared_leaves):
+        return "its two points differ in a repeat (LBO/SBO) coordinate"
+    return None
+
+
+def as_count(x: Any) -> int:
+    """A non-negative integer from JSON (not a bool, a float or a string)."""
+    if type(x) is not int or x < 0:
+        raise ValueError(f"{x!r} is not a coordinate")
+    return x
 
 
 def check_against_oracle(what: str, points: Sequence[Point], oracle: Sequence[int]) -> None:

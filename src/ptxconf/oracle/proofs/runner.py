@@ -57,6 +57,9 @@ class Claim:
     statement: str
     body: Callable[[Prover], Proved]
     documented: bool = True
+    #: Evaluates a refutation's counterexample concretely: None when it is one, else why not.
+    #: A cached refutation is used only where the claim has one and it passes.
+    recheck: Callable[[dict[str, Any]], str | None] | None = None
 
     @property
     def id(self) -> str:

@@ -1,0 +1,54 @@
+"""Reading entries of a cache other jobs can write (CI systems share cache folders between
+branches and pull requests): regular files of bounded size only, and a digest binding an
+entry's content to its key (an HMAC under $PTXCONF_CACHE_KEY where that secret is set).
+
+    data = read_regular(path, limit_bytes)    # ValueError: a symlink, FIFO, device, too large
+    sign(key, data) == stored digest          # content and key as written, or not
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import stat
+from pathlib import Path
+
+#: A secret that signs cache entries (HMAC-SHA256) where it is set: a CI secret that jobs from
+#: forks do not see makes an entry written without it (a planted one) fail its digest.
+KEY_ENV = "PTXCONF_CACHE_KEY"
+
+
+def sign(key: str, payload: bytes) -> str:
+    """The digest of ``payload`` under ``key``: HMAC-SHA256 with $PTXCONF_CACHE_KEY where it
+    is set, else sha256 (integrity against edits and copies, not against forgery)."""
+    message = key.encode() + b"\0" + payload
+    secret = os.environ.get(KEY_ENV)
+    if secret:
+        return "hmac:" + hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+    return hashlib.sha256(message).hexdigest()
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes, opened without following a
+    symlink or blocking on a FIFO; ValueError naming what else it is."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if path.is_symlink():
+            raise ValueError("a symlink, not a regular file") from exc
+        raise
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
+        os.close(fd)
+        raise ValueError("not a regular file" if not stat.S_ISREG(info.st_mode)
+                         else f"{info.st_size} bytes, more than {limit}")
+    with os.fdopen(fd, "rb") as fh:
+        data = fh.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"more than {limit} bytes")
+    return data
+
+
+__all__ = ["KEY_ENV", "read_regular", "sign"]
