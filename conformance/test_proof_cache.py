@@ -342,8 +342,8 @@ def test_a_known_collision_is_used_only_where_its_two_points_collide(
         tmp_path: Path, name: str) -> None:
     """The real collisions of the K-major findings: the kept entry passes its re-check and is
     used; moved points, one point twice, a point past the layout or addresses that are not the
-    oracle's are each rejected (digest valid: a forger who knows the format), and the claim is
-    proved again to the same verdict."""
+    oracle's each fail it, and an entry holding them (digest valid: a forger who knows the
+    format) is not used: the claim is proved again to the same counterexample."""
     claim, fields = _known_collision(name)
     cex = fields["counterexample"]
     assert isinstance(cex, dict)
@@ -364,15 +364,16 @@ def test_a_known_collision_is_used_only_where_its_two_points_collide(
         why = claim.recheck({**cex, "points": pts})
         assert why is not None, what
         assert says[what] in why, (what, why)
-        store = ProofCache(SPEC, tmp_path / what)
-        path = _entry(store, claim, 20.0)
-        path.parent.mkdir(parents=True)
-        _forge(path, claim, store, "refuted", {**fields, "counterexample": {**cex, "points": pts}})
-        r = execute(claim_case(claim, 20.0, ProofCache(SPEC, tmp_path / what), known_refuted=True))
-        assert "cached" not in r.fields, what
-        assert r.fields["cache_rejected"].startswith("a refutation whose counterexample does not "
-                                                     "hold"), (what, r.fields["cache_rejected"])
-        assert r.fields["counterexample"] == cex, what
+    # the run itself: a forged entry with moved points is not used, the claim is proved again
+    store = ProofCache(SPEC, tmp_path)
+    path = _entry(store, claim, 20.0)
+    _forge(path, claim, store, "refuted", {**fields, "counterexample": {**cex, "points": bad["moved"]}})
+    r = execute(claim_case(claim, 20.0, ProofCache(SPEC, tmp_path), known_refuted=True))
+    assert "cached" not in r.fields
+    assert r.fields["cache_rejected"].startswith("a refutation whose counterexample does not hold")
+    assert r.fields["counterexample"] == cex
+    kept = execute(claim_case(claim, 20.0, ProofCache(SPEC, tmp_path), known_refuted=True))
+    assert (kept.fields.get("cached"), kept.fields["counterexample"]) == (True, cex)
 
 
 def test_a_collision_only_at_a_zero_repeat_step_is_not_a_core_collision() -> None:
