@@ -109,3 +109,16 @@ def test_scaling_asks_for_each_run_and_divides_the_walls(monkeypatch, tmp_path) 
     assert (two["ratio"], two["workers_per_gpu"]) == (1.5, 6)
     assert (two["gpus_2_same_lanes"]["ratio"], two["gpus_2_same_lanes"]["workers_per_gpu"]) == (
         1.2, 3)
+
+
+def test_a_warm_run_is_recorded_as_computing_no_cpu_result() -> None:
+    """`computed`: per CPU provider, the results not taken from a cache (a warm run: all 0)."""
+    from ptxconf.app.bench import _computed
+
+    results = [{"provider": "proofs", "fields": {"cached": True}},
+               {"provider": "proofs", "fields": {}},
+               {"provider": "self-consistency", "fields": {"cached": True}},
+               {"provider": "gpu-sweep", "fields": {}}]
+    assert _computed(results) == {"self-consistency": 0, "proofs": 1, "assembler-witness": 0}
+    assert _computed(results[:1] + results[2:3]) == {"self-consistency": 0, "proofs": 0,
+                                                      "assembler-witness": 0}

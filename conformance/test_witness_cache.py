@@ -91,28 +91,39 @@ def test_an_unwritable_folder_is_only_slower(tmp_path: Path) -> None:
 
 
 def test_check_says_a_warm_rerun_asked_the_assembler_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
-    """`ptxconf check` prints what the witness compiled, then, rerun, that the cache answered all."""
+    """`ptxconf check` prints what the witness compiled; rerun, it takes the witness's results
+    from the result cache (no sweep at all); with those gone (another ptxconf), the verdict
+    cache answers every witness kernel (nothing compiled)."""
+    import shutil
+
     from ptxconf.app.cli import main
     from ptxconf.gpu import witness
 
     monkeypatch.setenv("PTXCONF_KERNEL_CACHE", str(tmp_path / "kernels"))
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path / "cache"))
     lines = []
-    for run in range(2):
+    for run in range(3):
         witness._SWEEPS.clear()  # a fresh process each time, as a user's reruns are
+        if run == 2:
+            shutil.rmtree(tmp_path / "cache" / "outcomes")
         code = main(["check", "--gpu", "off", "--only", "witness.type_table",
                      "--report-dir", str(tmp_path / f"run{run}")])
         assert code == 0
-        lines.append([x for x in capsys.readouterr().out.splitlines() if x.startswith("assembler witness")])
-    (cold,), (warm,) = lines
+        out = capsys.readouterr().out.splitlines()
+        lines.append([x for x in out if x.startswith(("assembler witness", "from the caches"))])
+    (cold,), (kept,), (warm,) = lines
     got = re.fullmatch(r"assembler witness: (\d+) of (\d+) witness kernels compiled \((\d+) assembler runs\) "
                        r"in [\d.]+ s \(0 answered from the cache\)", cold)
     assert got is not None, cold
     compiled, kernels, runs = map(int, got.groups())
     assert compiled == kernels > 0
     assert runs >= kernels
+    cases = json.loads((tmp_path / "run1" / "results.json").read_text())["meta"]["from_cache"]
+    assert kept == f"from the caches: {cases['assembler-witness']} assembler-witness results " \
+                   "(--no-cache computes them again)"
     assert warm == (f"assembler witness: {kernels} witness kernels, all answered from the cache "
                     "(nothing compiled)")
-    meta = json.loads((tmp_path / "run1" / "results.json").read_text())["meta"]["witness"]
+    meta = json.loads((tmp_path / "run2" / "results.json").read_text())["meta"]["witness"]
     assert (meta["kernels"], meta["compiled"], meta["from_cache"], meta["assembler_runs"]) == (
         kernels, 0, kernels, 0)
 

@@ -64,10 +64,23 @@ def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, 
                     "provider_seconds": {k: round(v, 2) for k, v in sorted(per.items())},
                     "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
                     "witness": data["meta"].get("witness"),
+                    "from_cache": data["meta"].get("from_cache"),
+                    "computed": _computed(results),
                     "run_seconds": data["meta"].get("seconds")})
     else:
         out["stderr_tail"] = done.stderr.strip().splitlines()[-3:]
     return out
+
+
+#: The CPU providers whose work a warm run should not redo (it reads their results back).
+CACHED_PROVIDERS = ("self-consistency", "proofs", "assembler-witness")
+
+
+def _computed(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Per CPU provider, how many results the run computed (not taken from a cache): all 0 in
+    a warm run, which starts no proof, witness or self-consistency work."""
+    return {p: sum(1 for r in results if r.get("provider") == p
+                   and not (r.get("fields") or {}).get("cached")) for p in CACHED_PROVIDERS}
 
 
 #: Warm runs per check: the figure is their median (one run swings by several tenths).
@@ -258,7 +271,8 @@ def _lines(f: dict[str, Any]) -> list[str]:
             out.append(f"{r['command']:28} {phase}: {r['wall_s']:7.1f} s wall{runs} (process "
                        f"start included), {r.get('cases', '?')} cases {r.get('status', '')}, "
                        f"kernels compiled {k.get('compiled', '-')}, witness kernels compiled "
-                       f"{w.get('compiled', '-')}, exit {r['exit_code']}")
+                       f"{w.get('compiled', '-')}, computed (not cached) "
+                       f"{sum((r.get('computed') or {}).values())} CPU results, exit {r['exit_code']}")
     if "naive" in f:
         n = f["naive"]
         out.append(f"naive baseline: {n['seconds_per_variant']} s per variant over "

@@ -153,15 +153,31 @@ def verify_line(results: list[Result], seed: int) -> str:
 
 
 def cache_rejected_line(results: list[Result]) -> str | None:
-    """One line naming the proof-cache entries a run did not use (it proved those claims
-    again), or None where it used every entry it found."""
-    bad = [(r.id, r.fields["cache_rejected"]) for r in results if r.fields.get("cache_rejected")]
-    if not bad:
+    """One line naming the proof-cache and result-cache entries a run did not use (it proved
+    or ran those cases again), or None where it used every entry it found."""
+    lines = []
+    for what, done, proofs in (("proof cache", "proved", True), ("result cache", "run", False)):
+        bad = [(r.id, r.fields["cache_rejected"]) for r in results
+               if r.fields.get("cache_rejected") and (r.provider == "proofs") == proofs]
+        if bad:
+            shown = "; ".join(f"{cid} ({why})" for cid, why in bad[:3])
+            more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
+            lines.append(f"{what}: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} rejected and "
+                         f"{done} again: {shown}{more}")
+    return "\n".join(lines) or None
+
+
+def from_cache(results: list[Result]) -> dict[str, int]:
+    """Per provider, how many of its results came from the caches (nothing computed)."""
+    return dict(Counter(r.provider for r in results if r.fields.get("cached")))
+
+
+def from_cache_line(counts: dict[str, int]) -> str | None:
+    """One line on what a run took from the caches instead of computing it, or None."""
+    if not counts:
         return None
-    shown = "; ".join(f"{cid} ({why})" for cid, why in bad[:3])
-    more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-    return (f"proof cache: {len(bad)} entr{'y' if len(bad) == 1 else 'ies'} rejected and proved "
-            f"again: {shown}{more}")
+    said = ", ".join(f"{n} {provider}" for provider, n in counts.items())
+    return f"from the caches: {said} results (--no-cache computes them again)"
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -216,6 +232,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     witness = sys.modules.get("ptxconf.gpu.witness")  # imported only where its cases ran
     if witness is not None and (note := witness.sweep_note(spec)) is not None:
         meta["witness"] = note
+    meta["from_cache"] = from_cache(results)
     if args.resume is not None:
         meta["resumed"] = {"kept": sum(1 for r in results if r.id in opts.done),
                            "run_again": redo}
@@ -244,6 +261,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(kernels_line(meta["kernels"], meta.get("lanes")))
     if "witness" in meta:
         print(witness_line(meta["witness"]))
+    if (kept := from_cache_line(meta["from_cache"])) is not None:
+        print(kept)
     if (rejected := cache_rejected_line(results)) is not None:
         print(rejected)
     if args.verify_cache:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ptxconf.core.cases import Case, case_id
 from ptxconf.core.context import RunContext
-from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.spec import Spec, spec_sha256
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,10 @@ class Provider:
     gpu: bool = False
     jobs: str | None = None
     job_weight: str | None = None
+    #: Where the provider's results depend only on the spec, ptxconf's code and the tools this
+    #: names (``"module:function"``, called with spec: their versions as text), they are kept
+    #: in the result cache (ptxconf.core.outcome_cache) under those; None: never kept.
+    cache_key: str | None = None
 
     def problem(self) -> str | None:
         """Why this provider cannot run here, or None."""
@@ -100,6 +104,12 @@ class Provider:
         keys = self.case_keys(spec)
         return None if keys is None else [case_id(check, key) for check, key in keys]
 
+    def cache_base(self, spec: Spec) -> str | None:
+        """The key part of this provider's kept results, or None (its results are not kept)."""
+        if self.cache_key is None:
+            return None
+        return f"{self.name}\0{spec_sha256(spec)}\0{_resolve(self.cache_key)(spec)}"
+
     def plan_jobs(self, spec: Spec, ids: Sequence[str], chunk: int) -> list[tuple[str, ...]] | None:
         """The provider's own cut of its case ids into lane jobs, or None (the lanes' default)."""
         return None if self.jobs is None else _resolve(self.jobs)(spec, ids, chunk)
@@ -119,6 +129,11 @@ def _self_consistency(spec: Spec, ctx: RunContext) -> Iterator[Case]:
     from ptxconf.oracle.checks import all_cases
 
     return all_cases(spec)
+
+
+def _no_tools(spec: Spec) -> str:
+    """The self-consistency checks run no tool: their results depend on the spec and code."""
+    return ""
 
 
 def _gpu_family(name: str, plans_jobs: bool = False) -> Provider:
@@ -145,10 +160,11 @@ def gpu_case_ids(spec: Spec) -> tuple[str, ...]:
 #: Every provider, in the order a run takes them (CPU first; discovery before end-to-end).
 REGISTRY: tuple[Provider, ...] = (
     Provider("spec-lint", "ptxconf.oracle.checks.lint_cases:lint_cases"),
-    Provider("self-consistency", "ptxconf.app.providers:_self_consistency"),
+    Provider("self-consistency", "ptxconf.app.providers:_self_consistency",
+             cache_key="ptxconf.app.providers:_no_tools"),
     Provider("proofs", "ptxconf.oracle.proofs.cases:provider_cases", (Z3,)),
     Provider("assembler-witness", "ptxconf.gpu.witness:provider_cases", (NVRTC,),
-             ids="ptxconf.gpu.witness:case_keys"),
+             ids="ptxconf.gpu.witness:case_keys", cache_key="ptxconf.gpu.witness:tool_versions"),
     # The GPU families (ptxconf.gpu.families): the device first, then every instruction variant
     # (its products and D map: a broken D map explains the rest), then the shared-memory maps,
     # address, hypotheses, the explain gallery, the SM70 mma.sync atoms; wmma last (its

@@ -18,8 +18,9 @@ from typing import Any
 from ptxconf import __version__
 from ptxconf.app.providers import REGISTRY, Provider
 from ptxconf.core import interrupts
-from ptxconf.core.cases import case_id, execute, skipped
+from ptxconf.core.cases import Case, case_id, execute, skipped
 from ptxconf.core.context import RunContext
+from ptxconf.core.outcome_cache import OutcomeCache
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec, identity
 
@@ -83,13 +84,45 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
                      f"the provider could not list its cases: {type(exc).__name__}: {exc}",
                      code="raised", provider=prov.name)
         return
+    store = _result_cache(prov, spec, opts)
     for c in cases:
         if c.id in opts.done:
             yield opts.done[c.id]
         elif _selected_id(c.id, opts.only):
-            result = spec.findings.judge(execute(c))
+            result = spec.findings.judge(_cached_or_run(c, store, spec))
             interrupts.check()  # a signal a native library swallowed still stops the run here
             yield result
+
+
+def _result_cache(prov: Provider, spec: Spec, opts: RunOptions) -> OutcomeCache | None:
+    """The kept results of a provider whose results may be kept (ptxconf.core.outcome_cache),
+    unless the run says --no-cache."""
+    if not opts.proof_cache:
+        return None
+    base = prov.cache_base(spec)
+    return None if base is None else OutcomeCache(base)
+
+
+#: Why a kept result of a case with a known finding is not used.
+KNOWN_DISCREPANCY = "a known finding's case takes only a kept discrepancy"
+
+
+def _cached_or_run(c: Case, store: OutcomeCache | None, spec: Spec) -> Result:
+    """The case's kept result, else the case run (and its result kept). A case with a known
+    finding takes only a kept discrepancy, which the finding then judges (its recorded fields
+    included), so a cache never turns a finding into a pass."""
+    if store is None:
+        return execute(c)
+    kept, why = store.get(c.id)
+    if kept is not None and c.id in spec.findings.by_case and kept.status is not Status.DISCREPANCY:
+        kept, why = None, KNOWN_DISCREPANCY
+    if kept is not None:
+        return kept
+    result = execute(c)
+    store.put(result)
+    if why is not None:
+        result.fields["cache_rejected"] = why
+    return result
 
 
 def _sequential(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,

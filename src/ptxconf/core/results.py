@@ -59,11 +59,16 @@ class Result:
                 "device": self.device, "code": self.code, "provider": self.provider}
 
 
+def plain_result(result: Result) -> dict[str, Any]:
+    """A result as results.json holds it (plain JSON: tuples as lists, dataclasses as dicts)."""
+    plain: dict[str, Any] = json.loads(json.dumps(result.to_json(), default=_plain))
+    return plain
+
+
 def result_digest(result: Result) -> str:
     """sha256 of a result as results.json holds it (the same before writing and after reading
     back): what an interrupted run records, so that `--resume` keeps only what it wrote."""
-    plain = json.loads(json.dumps(result.to_json(), default=_plain))
-    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()
+    return hashlib.sha256(json.dumps(plain_result(result), sort_keys=True).encode()).hexdigest()
 
 
 def summarize(results: Iterable[Result]) -> dict[str, int]:

@@ -354,6 +354,14 @@ def witness_cases(spec: Spec, folder: Path | None = None) -> Iterator[Case]:
         yield witness_case(spec, check, key, folder)
 
 
+def tool_versions(spec: Spec) -> str:
+    """What the witness's verdicts depend on besides the spec and ptxconf's code: NVRTC's (and
+    its ptxas's) version, the driver's, and the compile options (the result cache's key)."""
+    from .kcache import driver_version
+
+    return f"nvrtc {build.nvrtc_version()}\0driver {driver_version()}\0{' '.join(build.ARCH_OPTIONS)}"
+
+
 def provider_cases(spec: Spec, ctx: object) -> Iterator[Case]:
     """The registry's entry point (ptxconf.app.providers): verdicts kept beside the kernel cache
     unless the run says --no-cache."""
@@ -361,6 +369,6 @@ def provider_cases(spec: Spec, ctx: object) -> Iterator[Case]:
 
 
 __all__ = ["CHECK_TYPES", "CHECK_VALID_N", "Sweep", "TypeForm", "ValidN", "case_keys",
-           "first_words", "key_k", "provider_cases", "sweep", "sweep_n", "sweep_note",
+           "first_words", "key_k", "provider_cases", "sweep", "sweep_n", "sweep_note", "tool_versions",
            "type_table_verdict", "valid_n_verdict", "witness_available", "witness_case",
            "witness_cases"]
