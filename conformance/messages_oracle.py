@@ -53,6 +53,37 @@ def _notation(text: str, bindings: dict[str, object] | None = None) -> str:
     return _raised(lambda: parse(text, bindings), NotationError)  # type: ignore[arg-type]
 
 
+def _printed(text: str) -> str:
+    from ptxconf.oracle.algebra.notation import NotationError, parse_printed
+
+    return _raised(lambda: parse_printed(text), NotationError)
+
+
+@example("notation.printed.dynamic_value")
+def _printed_dynamic() -> str:
+    return _printed("tensor<ptr<f32, gmem, align<16>> o (128,32,?):(1,?,?)>")
+
+
+@example("notation.printed.pointer_misplaced")
+def _printed_misplaced() -> str:
+    return _printed("(8,smem_ptr[16b](unset)):(1,8)")
+
+
+@example("notation.printed.second_flag")
+def _printed_second_flag() -> str:
+    return _printed("Sw<3,4,3> o smem_ptr[16b](unset) o 0 o smem_ptr[16b](unset) o (8,8):(8,1)")
+
+
+@example("notation.printed.dsl_tensor_unclosed")
+def _printed_unclosed() -> str:
+    return _printed("tensor<ptr<f16, smem> o (8,8):(8,1)")
+
+
+@example("notation.printed.sparse")
+def _printed_sparse() -> str:
+    return _printed("Sw<3,4,3> o smem_sparse<2>_ptr[16b](unset) o (8,8):(8,1)")
+
+
 @example("notation.not_text")
 def _notation_not_text() -> str:
     return _notation(5)  # type: ignore[arg-type]

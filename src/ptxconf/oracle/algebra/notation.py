@@ -14,6 +14,19 @@ Accepted forms (whitespace anywhere between tokens):
 ``str()`` of the result is the canonical compact form, and ``parse(str(x)) == x``. Every error
 is a ``NotationError`` (a ValueError) with a one-line message; an error in the text carries
 the 1-based column it was found at (a bad binding or an input that is not text has none).
+
+``parse_printed`` also reads what CuTe prints *around* a layout (``Printed``: the layout and
+the pointer facts, nothing interpreted):
+
+- C++ ``print``: a layout's pointer flag ``Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)``
+  (``smem_ptr_flag_bits<16>``, where the offset goes); a tensor's pointer in front of its layout,
+  ``ptr[16b](0x7f00) o ...``, ``smem_ptr[16b](0x7f00) o ...``, a swizzled pointer
+  ``Sw<3,4,3>_smem_ptr[16b](0x7f00) o ...``, and ``operator<<``'s ``smem_[16b] o ...``;
+- CuTe DSL: ``S<3,4,3> o 0 o (8,64):(64,1)`` (a plain composition) and a tensor,
+  ``tensor<ptr<f16, smem, align<1024>, S<3,4,3>> o (8,64):(64,1)>``, or its run-time form
+  ``raw_ptr(0x7f00: f16, smem, align<16>) o (8,64):(64,1)``.
+
+A value CuTe DSL knows only at run time prints as ``?``: refused, at its column.
 """
 
 from __future__ import annotations
@@ -25,6 +38,8 @@ from dataclasses import dataclass
 from .int_tuple import IntTuple, is_int
 from .layout import Layout
 from .swizzle import ComposedLayout, Swizzle
+
+Parsed = Layout | ComposedLayout | Swizzle
 
 _SWIZZLE_NAMES = frozenset({"Swizzle", "Sw", "S"})
 _TUPLE_NAMES = frozenset({"Shape", "Stride", "Step", "Coord", "Tile", "tuple"})
@@ -245,10 +260,139 @@ class _Parser:
         return self.bindings[tok.text]
 
 
-def parse(
-    text: str, bindings: Mapping[str, int] | None = None
-) -> Layout | ComposedLayout | Swizzle:
+def parse(text: str, bindings: Mapping[str, int] | None = None) -> Parsed:
     """Parse CuTe notation into a Layout, ComposedLayout or Swizzle (see the module docstring)."""
     if not isinstance(text, str):
         raise NotationError(f"expected text, got {type(text).__name__}")
     return _Parser(text, bindings or {}).top()
+
+
+# --- what CuTe prints around a layout ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pointer:
+    """A tensor's pointer, or a layout's pointer flag, as CuTe printed it (nothing interpreted).
+
+    ``space``: smem, gmem, rmem, generic (CuTe DSL) or "" (C++'s raw ``ptr``); ``bits``: the
+    element width C++ prints (``[16b]``); ``type_name``: the element type CuTe DSL prints
+    (``f16``); ``address``: None where none is printed (``(unset)``, ``smem_[16b]``);
+    ``swizzle``: a swizzled pointer's; ``column``: 1-based, where the print starts."""
+
+    text: str
+    space: str
+    bits: int | None = None
+    type_name: str | None = None
+    address: int | None = None
+    align: int | None = None
+    swizzle: Swizzle | None = None
+    column: int = 1
+
+
+@dataclass(frozen=True)
+class Printed:
+    """A printed layout, the tensor pointer printed in front of it and the pointer flag printed
+    inside it (``Sw<3,4,3> o smem_ptr[16b](unset) o ...``; None: not printed)."""
+
+    layout: Parsed
+    pointer: Pointer | None = None
+    flag: Pointer | None = None
+
+
+_SWZ = r"(?:Swizzle|Sw|S)\s*<\s*-?\d+\s*,\s*-?\d+\s*,\s*-?\d+\s*>"
+#: C++ `print` of a pointer (`ptr[16b](0x..)`, `smem_ptr[16b](unset)`, a swizzle_ptr
+#: `Sw<3,4,3>_smem_ptr[16b](0x..)`) or `operator<<`'s `smem_[16b]`.
+_CPP_PTR = (rf"(?:(?P<swz>{_SWZ})_)?(?:(?:(?P<space>smem|gmem|rmem)_)?ptr\[(?P<bits>\d+)b\]"
+            r"\((?P<addr>unset|0x[0-9a-fA-F]+|\(nil\)|0)\)|(?P<ospace>smem|gmem|rmem)_\[(?P<obits>\d+)b\])")
+_CPP_TENSOR = re.compile(rf"\s*(?P<ptr>{_CPP_PTR})\s*o\b")
+_CPP_ANY = re.compile(_CPP_PTR)
+_DSL_PTR = r"\s*(?P<type>\w+)\s*,\s*(?P<space>\w+)\s*(?:,\s*align\s*<\s*(?P<align>\d+)\s*>\s*)?"
+#: CuTe DSL's `print(tensor)`: tensor<ptr<f16, smem, align<1024>[, S<3,4,3>]> o layout>.
+_DSL_TENSOR = re.compile(rf"\s*tensor\s*<\s*(?P<ptr>ptr\s*<{_DSL_PTR}(?:,\s*(?P<swz>{_SWZ})\s*)?>)"
+                         r"\s*o\b")
+#: CuTe DSL's run-time form: raw_ptr(0x7f..: f16, smem, align<16>) o layout.
+_DSL_RAW = re.compile(rf"\s*(?P<ptr>raw_ptr\s*\(\s*(?P<addr>0x[0-9a-fA-F]+)\s*:{_DSL_PTR}\))\s*o\b")
+_SPARSE = re.compile(r"smem_sparse\s*<")
+
+
+def _blank(text: str, start: int, end: int, keep: str = "") -> str:
+    """`text` with [start, end) replaced by `keep` padded with spaces (columns stay put)."""
+    return text[:start] + keep.ljust(end - start) + text[end:]
+
+
+def _swizzle_at(text: str | None) -> Swizzle | None:
+    if text is None:
+        return None
+    swz = parse(text)
+    assert isinstance(swz, Swizzle)  # the patterns admit a swizzle only
+    return swz
+
+
+def _address(text: str | None) -> int | None:
+    if text is None or text == "unset":
+        return None
+    return int(text, 16) if text.startswith("0x") else 0
+
+
+def _pointer(m: re.Match[str], group: str | int = "ptr") -> Pointer:
+    """The pointer a match of one of the patterns above holds."""
+    g = m.groupdict()
+    bits = g.get("bits") or g.get("obits")
+    align = g.get("align")
+    return Pointer(m.group(group), g.get("space") or g.get("ospace") or "",
+                   None if bits is None else int(bits), g.get("type"), _address(g.get("addr")),
+                   None if align is None else int(align), _swizzle_at(g.get("swz")),
+                   m.start(group) + 1)
+
+
+def _tensor_prefix(text: str) -> tuple[str, Pointer | None]:
+    """Blank out a tensor's pointer printed in front of its layout (and CuTe DSL's closing '>')."""
+    m = _DSL_TENSOR.match(text)
+    if m is not None:
+        body = text.rstrip()
+        if not body.endswith(">"):
+            raise NotationError("expected '>' closing tensor<...>", len(body) + 1)
+        return _blank(_blank(text, len(body) - 1, len(body)), 0, m.end()), _pointer(m)
+    for pattern in (_DSL_RAW, _CPP_TENSOR):
+        m = pattern.match(text)
+        if m is not None:
+            return _blank(text, 0, m.end()), _pointer(m)
+    return text, None
+
+
+def _flag(text: str) -> tuple[str, Pointer | None]:
+    """Blank out a layout's pointer flag, which stands where a composition's offset goes."""
+    found = None
+    for m in _CPP_ANY.finditer(text):
+        before, after = text[:m.start()].rstrip(), text[m.end():].lstrip()
+        if (m.group("addr") != "unset" or not re.search(r"(^|[\s>])o$", before)
+                or not after.startswith("o")):
+            raise NotationError(f"{m.group(0)!r}: a pointer stands in front of a tensor's layout "
+                                "(ptr o layout) or, as (unset), where a composition's offset "
+                                "goes (Sw<B,M,S> o smem_ptr[16b](unset) o layout)", m.start() + 1)
+        if found is not None:
+            raise NotationError("a second pointer flag: a layout has one, where its offset goes",
+                                  m.start() + 1)
+        found = _pointer(m, 0)
+        text = _blank(text, m.start(), m.end(), "0")
+    return text, found
+
+
+def parse_printed(text: str) -> Printed:
+    """A layout as CuTe C++ or CuTe DSL prints it, with its pointer and pointer flag (see the
+    module docstring); NotationError, at its column, for what no print writes."""
+    if not isinstance(text, str):
+        raise NotationError(f"expected text, got {type(text).__name__}")
+    if len(text) > MAX_TEXT_CHARS:
+        raise NotationError(f"{len(text)} characters; a layout is at most {MAX_TEXT_CHARS}")
+    if "?" in text:
+        raise NotationError("a value known only at run time ('?', as CuTe DSL prints it at "
+                            "compile time): print the layout with cute.printf to see it",
+                            text.index("?") + 1)
+    sparse = _SPARSE.search(text)
+    if sparse is not None:
+        raise NotationError("a sparse operand's pointer flag (smem_sparse<..>): only dense "
+                            "layouts are read", sparse.start() + 1)
+    rest, pointer = _tensor_prefix(text)
+    rest, flag = _flag(rest)
+    return Printed(parse(rest), pointer, flag)
