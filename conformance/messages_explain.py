@@ -247,7 +247,14 @@ for _label, _args in {"unit_unknown": ("(64,16):(16,1)", "bf16", "words"),
                       "sub_byte": ("(64,16):(16,1)", "s4"),
                       "swizzle_alone": ("Swizzle<3,4,3>",),
                       "not_a_composition": ("(4,4):(1,4) o 0 o (4,4):(4,1)",),
-                      "three_modes": ("(64,16,2):(16,1,1024)",)}.items():
+                      "three_modes": ("(64,16,2):(16,1,1024)",),
+                      "width_disagrees": ("Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)",
+                                          "f32"),
+                      "global_memory": ("gmem_ptr[16b](0x7f00) o (8,64):(64,1)",),
+                      "unit_disagrees": ("Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)",
+                                         "bf16", "elements"),
+                      "two_swizzles": ("Sw<3,4,3>_smem_ptr[16b](0x0) o Sw<3,4,3> o _0 o "
+                                       "(8,64):(64,1)",)}.items():
     produce = _layout_error(*_args)
     produce.__module__ = __name__
     example(f"synthesize.layout.{_label}")(produce)
@@ -272,6 +279,25 @@ def _start_off_the_granule() -> str:
 @example("synthesize.not_a_whole_number_of_operands")
 def _not_whole_operands() -> str:
     return _synthesize_error("(96,16):(16,1)")
+
+
+@example("synthesize.domain_major")
+def _domain_major() -> str:
+    """The MN_SW128 tf32 tile of test_explain_printed.py."""
+    from ptxconf.oracle.explain.operand import Operand
+    from ptxconf.oracle.explain.synthesize import Refusal, synthesize
+
+    got = synthesize(default_spec(), "Swizzle<3,4,3> o 0 o ((32,2),(8,1)):((1,256),(32,0))",
+                     Operand("tf32", "K", 64, 8, 32))
+    assert isinstance(got, Refusal)
+    return got.reasons[0]
+
+
+@example("printed.pointer_address_not_read")
+def _pointer_address() -> str:
+    from ptxconf.oracle.explain.printed import parse_layout
+
+    return parse_layout(default_spec(), "smem_ptr[16b](0x7f0400) o (8,64):(64,1)", "bf16").notes[0]
 
 
 # --- explain/readmap.py (test_explain_readmap.py) ------------------------------------------------

@@ -39,6 +39,8 @@ from case_outcomes import synthesized as _found
 from scratch_spec import descriptor_field_replaced
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
+from ptxconf.oracle.canonical import SmemQuery
+from ptxconf.oracle.domain import DomainError, check_smem
 from ptxconf.oracle.explain.operand import ExplainError, Operand
 from ptxconf.oracle.explain.synthesize import (
     Refusal,
@@ -273,18 +275,31 @@ def test_mn_blocks_and_k_blocks_step_from_the_first() -> None:
     assert got.desc.base_offset == (0x400 >> 7) & 7 == 0
 
 
-def test_fp8_takes_no_mn_major() -> None:
-    """e4m3 has no imm-trans: a 128 x 32 MN_SW128 tile (128 mn bytes, k rows 128 B, 8-k groups
-    1024 B) is refused even with MN among the majors. K-major solves SBO from (8, 0), 8 B: not a
-    multiple of 16 in any mode, so there is no closest; the MN run leaves only the fallback."""
+def test_an_mn_major_fp8_tile_is_refused_with_the_domain_major_rule() -> None:
+    """e4m3 has no imm-trans (wgmma/instruction_operands, imm-trans-a): a 128 x 32 MN_SW128 tile
+    (128 mn bytes, k rows 128 B, 8-k groups 1024 B) breaks DOMAIN-MAJOR, the rule `oracle
+    smem-offsets` names, whatever majors are asked; no closest K-major layout, no suggestions."""
     op = Operand("e4m3", "K", 128, 32, 8)
     text = "Swizzle<3,4,3> o 0 o (128,(16,2)):(1,(128,2048))"
-    got = _refuse(text, op, majors=("K", "MN"), suggest=False)
-    assert got.reasons == ("no major-ness and swizzle mode reads it",)
-    assert got.closest is None
-    # not vacuous: an MN-major try of the same tile would read it
+    for majors in (("K",), ("K", "MN")):
+        got = _refuse(text, op, majors=majors)
+        assert got.rule == "DOMAIN-MAJOR"
+        assert got.closest is None
+        assert got.suggestions == ()
+        (reason,) = got.reasons
+        with pytest.raises(DomainError) as oracle:  # the oracle's own refusal, word for word
+            check_smem(SPEC, SmemQuery("e4m3", "MN", "128B", 128, 32, 16, 1024))
+        assert reason.startswith(str(oracle.value))
+        assert "MN-major 128B" in reason
+    # not vacuous: an MN-major try of the same tile reads it
     ul = parse_layout(SPEC, text, "e4m3")
     assert _try(SPEC, ul, replace(op, major="MN"), "128B", 0, [(0, 0)]).why is None
+
+
+def test_a_k_major_fp8_tile_is_not_refused_for_its_major() -> None:
+    """A K-major e4m3 tile (rows of 32 e4m3 = 32 B along k, the 32B swizzle): read K-major."""
+    got = _found("Swizzle<1,4,3> o 0 o (128,32):(32,1)", Operand("e4m3", "K", 128, 32, 8))
+    assert (got.operand.major, got.desc.swizzle, got.desc.sbo) == ("K", "32B", 8 * 32)
 
 
 def test_the_elements_reading_of_a_bf16_swizzle_is_synthesised() -> None:

@@ -54,6 +54,7 @@ def test_rows_32_bytes_apart_without_a_swizzle_is_the_whole_refusal() -> None:
                     "128-B block, K_INTER); the layout's rows are 32 B apart",
                     "closest: K-major 32B, LBO 16 B, SBO 256 B: 512 element(s) differ, the first "
                     "(mn 4, k 0): the layout puts it at 0x80, the tensor core reads 0x90"],
+        "rule": None,
         "closest": {"major": "K", "swizzle": "32B", "descriptor": _value(0, 16, 256, "32B"),
                     "lbo": 16, "sbo": 256, "mismatches": 512,
                     "first": {"mn": 4, "k": 0, "layout": 0x80, "tensor_core": 0x90}},
@@ -75,7 +76,7 @@ def test_a_non_injective_layout_inside_a_row_is_the_whole_refusal() -> None:
                     "no operand puts two elements at one address",
                     "the start 0x20 is inside a 128-byte row: no base-offset field anchors a "
                     "swizzle pattern there"],
-        "closest": None, "suggestions": []}
+        "rule": None, "closest": None, "suggestions": []}
 
 
 def test_the_first_duplicate_is_the_first_by_flat_index() -> None:
@@ -163,6 +164,7 @@ def test_the_closest_counts_the_first_failing_block_only() -> None:
                     "128-B block, K_INTER); the layout's rows are 64 B apart",
                     "closest: K-major 64B, LBO 16 B, SBO 512 B: 768 element(s) differ, the first "
                     "(mn 2, k 0): the layout puts it at 0x80, the tensor core reads 0x90"],
+        "rule": None,
         "closest": {"major": "K", "swizzle": "64B", "descriptor": _value(0, 16, 512, "64B"),
                     "lbo": 16, "sbo": 512, "mismatches": 768,
                     "first": {"mn": 2, "k": 0, "layout": 0x80, "tensor_core": 0x90}},

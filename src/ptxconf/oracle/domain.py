@@ -220,6 +220,13 @@ def _check_size(spec: Spec, fmt: DescriptorFormat, q: canonical.SmemQuery, bits:
                           f"{need_bits // canonical.BITS_PER_BYTE} bytes")
 
 
+def check_major(spec: Spec, dtype: str, major: str) -> None:
+    """DOMAIN-MAJOR: MN-major only for element types wgmma takes imm-trans for (DomainError)."""
+    if major != "K" and not facts.takes_imm_trans(spec, dtype):
+        raise DomainError("DOMAIN-MAJOR", f"expected K for {dtype} (wgmma takes no imm-trans "
+                          f"for it: wgmma/instruction_operands, imm-trans-a), got {major}")
+
+
 def check_smem(spec: Spec, q: canonical.SmemQuery) -> list[DomainWarning]:
     """Refuse a query outside the hardware's domain (DomainError, the first rule broken);
     return the warnings that do not depend on the offsets."""
@@ -232,9 +239,7 @@ def check_smem(spec: Spec, q: canonical.SmemQuery) -> list[DomainWarning]:
     row = canonical.canonical_row(spec, q.major, q.swizzle)
     bits = spec.element_bits(q.dtype)
     t = canonical.t_elems(spec, q.dtype)
-    if q.major != "K" and not facts.takes_imm_trans(spec, q.dtype):
-        raise DomainError("DOMAIN-MAJOR", f"expected K for {q.dtype} (wgmma takes no imm-trans "
-                          f"for it: wgmma/instruction_operands, imm-trans-a), got {q.major}")
+    check_major(spec, q.dtype, q.major)
 
     fmt = descriptor_format(spec)
     _check_stride(fmt, "LBO", "leading_byte_offset", q.lbo_bytes)

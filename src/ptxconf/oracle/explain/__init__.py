@@ -8,5 +8,7 @@ command (src/ptxconf/app/explain.py).
 * `catalog`    : the classic mistakes: codes, rules, spec rows (file:line), evidence (case ids)
 * `diagnose`   : the search for the descriptor meant, and `explain_descriptor`
 * `names`      : the diagnoses, in words
+* `printed`    : a CuTe layout as CUTLASS / CuTe DSL print it -> the layout in bytes (the
+                 print's element width checked, where its swizzle acts read off the print)
 * `synthesize` : a CuTe shared-memory layout -> its descriptor(s), or why none reads it
 """

@@ -15,6 +15,7 @@ from typing import Any
 from ptxconf.oracle import canonical, facts
 from ptxconf.oracle.banks import CORE_ROWS
 from ptxconf.oracle.canonical import BITS_PER_BYTE
+from ptxconf.oracle.domain import DomainError, check_major
 from ptxconf.oracle.instructions import resolve as resolve_instr
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec
@@ -145,10 +146,10 @@ def resolve(spec: Spec, *, instr: str | None = None, operand: str | None = None,
             "bytes (ptxconf oracle smem-offsets answers it)"))
     if major not in ("K", "MN"):
         raise ExplainError("DOMAIN-MAJOR", f"expected major K or MN, got {major!r}")
-    if major == "MN" and not facts.takes_imm_trans(spec, dtype):
-        raise ExplainError("DOMAIN-MAJOR", (
-            f"expected K for {dtype} (wgmma takes no imm-trans for it: "
-            "wgmma/instruction_operands, imm-trans-a), got MN"))
+    try:
+        check_major(spec, dtype, major)
+    except DomainError as e:
+        raise ExplainError(e.code, e.message) from None
     if mn <= 0 or mn % CORE_ROWS:
         raise ExplainError("DOMAIN-SHAPE", f"expected mn a positive multiple of {CORE_ROWS}, "
                            f"got {mn}")

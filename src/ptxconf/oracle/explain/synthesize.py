@@ -24,99 +24,18 @@ from typing import Any
 import numpy as np
 
 from ptxconf.oracle import canonical, facts, interpret
-from ptxconf.oracle.algebra.layout import Layout
-from ptxconf.oracle.algebra.notation import parse
+from ptxconf.oracle.algebra.notation import parse_printed
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
-from ptxconf.oracle.algebra.unit_layout import Unit, UnitLayout
 from ptxconf.oracle.descriptor import DescriptorError, descriptor_format
-from ptxconf.oracle.domain import descriptor_swizzles
+from ptxconf.oracle.domain import DomainError, check_major, descriptor_swizzles
 from ptxconf.oracle.records import SwizzleAtom, atom_name
 from ptxconf.oracle.spec import Spec
 
 from .operand import ExplainError, Operand
+from .printed import UserLayout, parse_layout
 from .readmap import Context, Descriptor, analyse, base_rule, linear, read_map, rule_field
 
-UNITS = {"bytes": Unit.BYTES, "elements": Unit.ELEMS}
 ROW_BYTES = 128
-
-
-@dataclass(frozen=True)
-class UserLayout:
-    """A parsed CuTe layout in bytes: outer (mn, k) -> byte offset, the composed offset, and
-    the swizzle on byte addresses (None: none)."""
-
-    text: str
-    dtype: str
-    bits: int
-    swizzle_unit: str
-    outer: Layout
-    offset: int
-    swizzle: Swizzle | None
-
-    @property
-    def mn(self) -> int:
-        """The tile's MN extent (mode 0)."""
-        return self.outer[0].size()
-
-    @property
-    def k(self) -> int:
-        """The tile's K extent (mode 1)."""
-        return self.outer[1].size()
-
-    def unswizzled(self) -> np.ndarray:
-        """offset + outer(i, j) in bytes, [mn, k]."""
-        rows = np.asarray([self.outer[0](i) for i in range(self.mn)], dtype=np.int64)
-        cols = np.asarray([self.outer[1](j) for j in range(self.k)], dtype=np.int64)
-        return self.offset + rows[:, None] + cols[None, :]
-
-    def addresses(self, start: int) -> np.ndarray:
-        """start + swizzle(offset + outer(i, j)): each element's byte address [mn, k]."""
-        x = self.unswizzled()
-        if self.swizzle is not None:
-            x = x ^ ((x >> self.swizzle.shift) & self.swizzle.zzz_mask)
-        return start + x
-
-    def swizzle_text(self) -> str:
-        """The swizzle on bytes, in CuTe notation ('none' for none)."""
-        return "none" if self.swizzle is None or not self.swizzle.bits else str(self.swizzle)
-
-
-#: The most elements a layout `explain` reads may have (its maps are arrays of this size).
-MAX_LAYOUT_ELEMS = 1 << 20
-
-
-def parse_layout(spec: Spec, text: str, dtype: str, swizzle_unit: str = "bytes") -> UserLayout:
-    """Parse a CuTe layout of `dtype` elements and move it to bytes (ExplainError if it is not
-    a rank-2 (mn, k) layout, plain or `Swizzle o offset o layout`)."""
-    if swizzle_unit not in UNITS:
-        raise ExplainError("EXPLAIN-LAYOUT", f"expected swizzle unit bytes or elements, got "
-                           f"{swizzle_unit!r}")
-    bits = spec.element_bits(dtype)
-    if bits % canonical.BITS_PER_BYTE:
-        raise ExplainError("EXPLAIN-SUB-BYTE", f"{dtype} is {bits}-bit: explain works in bytes")
-    parsed = parse(text)
-    if isinstance(parsed, Swizzle):
-        raise ExplainError("EXPLAIN-LAYOUT", f"{text!r} is a swizzle alone: give the layout "
-                           "it composes with (Swizzle<B,M,S> o 0 o (mn, k):(...))")
-    if isinstance(parsed, ComposedLayout) and not isinstance(parsed.inner, Swizzle):
-        raise ExplainError("EXPLAIN-LAYOUT", f"{text!r}: only Swizzle<B,M,S> o offset o layout "
-                           "compositions are shared-memory layouts")
-    outer = parsed.outer if isinstance(parsed, ComposedLayout) else parsed
-    if outer.rank() != 2:
-        raise ExplainError("EXPLAIN-LAYOUT", f"{text!r} has {outer.rank()} top-level mode(s): "
-                           "expected (mn, k) -> offset")
-    if outer.size() > MAX_LAYOUT_ELEMS:
-        raise ExplainError("EXPLAIN-LAYOUT", f"{text!r} has {outer.size()} elements; explain "
-                           f"reads at most {MAX_LAYOUT_ELEMS} (a wgmma operand has at most "
-                           "256 x 256)")
-    unit = UNITS[swizzle_unit] if isinstance(parsed, ComposedLayout) else None
-    moved = UnitLayout(parsed, Unit.ELEMS, bits).to_bytes(unit).layout
-    if isinstance(moved, ComposedLayout):
-        assert isinstance(moved.inner, Swizzle)
-        swz = moved.inner if moved.inner.bits else None
-        return UserLayout(text, dtype, bits, swizzle_unit, moved.outer, moved.offset, swz)
-    assert isinstance(moved, Layout)
-    return UserLayout(text, dtype, bits, swizzle_unit, moved, 0, None)
 
 
 @dataclass(frozen=True)
@@ -181,6 +100,8 @@ class Refusal:
     reasons: tuple[str, ...]
     closest: dict[str, Any] | None = None
     suggestions: tuple[dict[str, Any], ...] = field(default_factory=tuple)
+    #: The domain rule the layout breaks (DOMAIN-MAJOR), None where it breaks none.
+    rule: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -188,7 +109,8 @@ class Refusal:
                 "swizzle_unit": self.layout.swizzle_unit,
                 "swizzle_on_bytes": self.layout.swizzle_text(),
                 "tile": [self.layout.mn, self.layout.k], "reasons": list(self.reasons),
-                "closest": self.closest, "suggestions": list(self.suggestions)}
+                "rule": self.rule, "closest": self.closest,
+                "suggestions": list(self.suggestions)}
 
 
 # --- solving -----------------------------------------------------------------------------------
@@ -278,9 +200,10 @@ def in_unit(spec: Spec, swz: Swizzle, dtype: str, unit: str) -> Swizzle:
 
 
 def synthesize(spec: Spec, text: str, op: Operand, *, majors: tuple[str, ...] | None = None,
-               start: int = 0, swizzle_unit: str = "bytes",
+               start: int = 0, swizzle_unit: str | None = None,
                suggest: bool = True) -> Synthesis | Refusal:
-    """The descriptor(s) that read the layout, or why none can (ExplainError on bad input)."""
+    """The descriptor(s) that read the layout, or why none can (ExplainError on bad input;
+    `swizzle_unit` None: as the print says, else bytes)."""
     ul = parse_layout(spec, text, op.dtype, swizzle_unit)
     majors = majors or (op.major,)
     granule = 1 << descriptor_format(spec).field("start_address").encode_shift_bits
@@ -315,7 +238,42 @@ def synthesize(spec: Spec, text: str, op: Operand, *, majors: tuple[str, ...] | 
                                      f"validly ({a.errors})")
         others = tuple((t.major, t.swizzle) for t in found if t is not best)
         return Synthesis(ul, mop, start, tuple(descs), mop.mn * mop.k * len(blocks), others)
+    wrong_major = _untransposable(spec, ul, op, start)
+    if wrong_major is not None:
+        return Refusal(ul, (wrong_major,), rule="DOMAIN-MAJOR")
     return _refuse(spec, ul, op, majors, start, tries, suggest)
+
+
+def _runs(spec: Spec, ul: UserLayout, op: Operand) -> dict[str, bool]:
+    """Whether the layout's first T elements along k (K) and along mn (MN) are contiguous: the
+    16-byte row of a core matrix of that major-ness."""
+    raw = ul.unswizzled()
+    t = canonical.t_elems(spec, op.dtype)
+    eb = ul.bits // canonical.BITS_PER_BYTE
+    return {"K": bool(np.all(raw[:, 1:t] - raw[:, : t - 1] == eb)) if ul.k >= t else False,
+            "MN": bool(np.all(raw[1:t, :] - raw[: t - 1, :] == eb)) if ul.mn >= t else False}
+
+
+def _untransposable(spec: Spec, ul: UserLayout, op: Operand, start: int) -> str | None:
+    """For an element type wgmma reads K-major only: the DOMAIN-MAJOR refusal (the oracle's
+    rule, domain.check_major) of a layout that is MN-major (its core-matrix rows run along mn,
+    not k), naming the MN-major descriptor that would read it; None otherwise."""
+    runs = _runs(spec, ul, op)
+    if facts.takes_imm_trans(spec, op.dtype) or runs["K"] or not runs["MN"]:
+        return None
+    try:
+        check_major(spec, op.dtype, "MN")
+        return None  # the rule allows MN-major after all
+    except DomainError as e:
+        rule = str(e)
+    mop = replace(op, major="MN")
+    blocks = _blocks(ul, mop)
+    read = next((sw for sw in descriptor_swizzles(spec)
+                 if _try(spec, ul, mop, sw, start, blocks).why is None), None)
+    how = (f"an MN-major {read} descriptor (imm-trans = 1) would read it" if read is not None
+           else "no K-major descriptor reads it")
+    return (f"{rule}: the layout is MN-major (its 16-byte core-matrix rows run along mn) and "
+            f"{how}; store the tile K-major")
 
 
 def _same_swizzle(spec: Spec, ul: UserLayout, sw: str) -> bool:
@@ -358,8 +316,7 @@ def _refuse(spec: Spec, ul: UserLayout, op: Operand, majors: tuple[str, ...], st
     raw = ul.unswizzled()
     t = canonical.t_elems(spec, op.dtype)
     eb = ul.bits // canonical.BITS_PER_BYTE
-    runs = {"K": bool(np.all(raw[:, 1:t] - raw[:, : t - 1] == eb)) if ul.k >= t else False,
-            "MN": bool(np.all(raw[1:t, :] - raw[: t - 1, :] == eb)) if ul.mn >= t else False}
+    runs = _runs(spec, ul, op)
     if not any(runs[m] for m in majors):
         reasons.append(f"no {'/'.join(majors)}-major core matrix: wgmma reads 8 rows of 16 "
                        f"contiguous bytes ({t} {op.dtype} elements) along "
@@ -401,8 +358,9 @@ def _refuse(spec: Spec, ul: UserLayout, op: Operand, majors: tuple[str, ...], st
 
 
 def _with_swizzle(ul: UserLayout, swz: Swizzle | None) -> str:
-    """The layout's text with its swizzle replaced (the outer layout written as given)."""
-    parsed = parse(ul.text)
+    """The layout's text with its swizzle replaced (the outer layout written as given, without
+    the pointers printed with it)."""
+    parsed = parse_printed(ul.text).layout
     outer = parsed.outer if isinstance(parsed, ComposedLayout) else parsed
     offset = parsed.offset if isinstance(parsed, ComposedLayout) else 0
     if swz is None or not swz.bits:
