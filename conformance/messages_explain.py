@@ -300,6 +300,37 @@ def _pointer_address() -> str:
     return parse_layout(default_spec(), "smem_ptr[16b](0x7f0400) o (8,64):(64,1)", "bf16").notes[0]
 
 
+# --- explain/assumed.py (test_explain_terminal.py) --------------------------------------------
+
+
+@example("assumed.tile_base_and_the_other_verdict")
+def _assumed_tile_base() -> str:
+    from ptxconf.oracle.explain.assumed import descriptor_assumptions
+    from ptxconf.oracle.explain.diagnose import explain_descriptor
+
+    spec, op = default_spec(), a_bf16()
+    value = encode(start_address_bytes=0x480, lbo_bytes=16, sbo_bytes=1024, swizzle="128B")
+    e = explain_descriptor(spec, op, value, evidence_ids=GPU_IDS)
+    (base, _) = descriptor_assumptions(spec, op, value, e, tile_base_given=False,
+                                       major_given=False, evidence_ids=GPU_IDS)
+    (other,) = base.otherwise
+    return f"{base.said} ({base.option}); with {other.options} ({other.why}): {other.verdict}"
+
+
+@example("assumed.layout_swizzle_unit")
+def _assumed_unit() -> str:
+    from case_outcomes import BF16_K, README_LAYOUT
+
+    from ptxconf.oracle.explain.assumed import layout_assumptions
+    from ptxconf.oracle.explain.synthesize import synthesize
+
+    spec = default_spec()
+    got = synthesize(spec, README_LAYOUT, BF16_K)
+    said = layout_assumptions(spec, README_LAYOUT, BF16_K, got, majors=("K", "MN"), start=0,
+                              start_given=False, instr_given=False)
+    return " | ".join(f"{a.said} ({a.option})" for a in said)
+
+
 # --- explain/readmap.py (test_explain_readmap.py) ------------------------------------------------
 
 @example("readmap.layout_type_code_undefined")

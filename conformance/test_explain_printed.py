@@ -19,6 +19,7 @@ Expected values come from:
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from case_outcomes import BF16_K
@@ -218,3 +219,58 @@ def test_an_mn_major_tile_of_a_type_without_transpose_names_domain_major(dtype: 
     assert reason.startswith(str(oracle.value))
     assert got.as_dict()["rule"] == "DOMAIN-MAJOR"
     assert got.closest is None
+
+
+def _json(cli: Any, *argv: str) -> tuple[int, dict[str, Any], str]:
+    import json
+
+    code, out, err = cli(*argv, "--json")
+    return code, json.loads(out) if out.strip() else {}, err
+
+
+def test_the_cli_reads_the_issues_cutlass_print(cli: Any) -> None:
+    """The print issue 27 quotes parses; its layout (mode 1: 64 elements at stride 0) is not
+    injective, so it is refused with exit 1, not a parse error (exit 2)."""
+    code, out, err = _json(cli, "explain", "layout", "Sw<3,4,3> o smem_ptr[16b](unset) o "
+                           "((_8,_16),(_64,_1)):((_64,_1),(_0,_1024))", "--dtype", "f16")
+    assert (code, err) == (1, "")
+    assert out["ok"] is False
+    assert out["swizzle_unit"] == "bytes"
+    assert any("not injective" in r for r in out["reasons"])
+
+
+def test_the_cli_refuses_another_width_in_one_line(cli: Any) -> None:
+    code, out, err = cli("explain", "layout", "Sw<3,4,3> o smem_ptr[16b](unset) o "
+                         "((_8,_16),(_64,_1)):((_64,_512),(_1,_0))", "--dtype", "f32",
+                         spec_line=False)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert "EXPLAIN-LAYOUT-WIDTH" in err
+    assert "16-bit" in err
+    assert "32-bit" in err
+    assert "Traceback" not in err
+
+
+def test_the_cli_asks_for_dtype_naming_the_prints_width(cli: Any) -> None:
+    code, _, err = cli("explain", "layout", "Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)",
+                       spec_line=False)
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    types = [t for t in ("f16", "bf16") if SPEC.element_bits(t) == 16]
+    assert all(t in err for t in types)
+
+
+def test_the_cli_takes_the_dtype_a_cute_dsl_print_names(cli: Any) -> None:
+    code, out, _ = _json(cli, "explain", "layout",
+                         "tensor<ptr<bf16, smem, align<1024>, S<3,4,3>> o ((8,8),64):((64,512),1)>")
+    assert code == 0
+    assert (out["dtype"], out["swizzle"], out["major"]) == ("bf16", "128B", "K")
+
+
+def test_the_cli_names_domain_major_for_an_mn_major_tf32_layout(cli: Any) -> None:
+    swz, outer = tiled("MN_SW128", "tf32", (64, 8))
+    code, out, _ = _json(cli, "explain", "layout", cpp_print(swz, 32, outer),
+                         "--dtype", "tf32")
+    assert code == 1
+    assert out["rule"] == "DOMAIN-MAJOR"
+    assert out["reasons"][0].startswith("DOMAIN-MAJOR - ")

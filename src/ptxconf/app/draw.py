@@ -1,5 +1,5 @@
-"""Pictures, from one module: a labelled grid of cells, drawn in the terminal (rich) or as SVG
-(drawsvg), in the style of the PTX ISA's layout figures.
+"""Pictures, from one module: a labelled grid of cells, drawn as SVG (drawsvg) in the style of the
+PTX ISA's layout figures, and in the terminal by ptxconf.app.terminal.
 
 Every picture is a `Grid`: row and column labels, one `Cell` (text and a colour group) per
 position, an optional mark (a differing cell), a legend. Builders turn oracle answers into
@@ -24,15 +24,24 @@ TERMINAL: tuple[str, ...] = (
     "grey70", "purple", "pale_green1", "gold1", "sky_blue1", "chartreuse3", "orange1", "plum2",
 )
 MARK = "#d62728"
+#: A marked cell's symbol in plain text where its grid names no other (Grid.marks).
+MARK_SYMBOL = "*"
 
 
 @dataclass(frozen=True)
 class Cell:
-    """One position: its text, its colour group (None: uncoloured) and whether it is marked."""
+    """One position: its text, its colour group (None: uncoloured), whether it is marked and
+    with which plain-text symbol (the terminal prints it after the text; "": MARK_SYMBOL)."""
 
     text: str
     group: int | None = None
     marked: bool = False
+    mark: str = ""
+
+    @property
+    def symbol(self) -> str:
+        """The symbol the terminal prints after the text ("" for an unmarked cell)."""
+        return (self.mark or MARK_SYMBOL) if self.marked else ""
 
 
 @dataclass(frozen=True)
@@ -47,6 +56,8 @@ class Grid:
     col_axis: str = ""
     legend: str = ""
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: What each mark symbol means: (symbol, meaning), in the order the legend lists them.
+    marks: tuple[tuple[str, str], ...] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
         if len(self.cells) != len(self.rows) or any(len(r) != len(self.cols) for r in self.cells):
@@ -58,10 +69,12 @@ class Grid:
 
 
 def smem_grid(title: str, offsets: Sequence[Sequence[int]], *, units: str, color_by: str,
-              chunk_bytes: int, bank_bytes: int, banks: int, notes: Sequence[str] = ()) -> Grid:
+              chunk_bytes: int, bank_bytes: int, banks: int, notes: Sequence[str] = (),
+              origin: str = "from the descriptor start") -> Grid:
     """A shared-memory operand: (mn, k) cells holding their address, coloured by the chunk
     (the descriptor's 16-byte unit) the address falls in, or by its bank. The caller passes the
-    geometry from the oracle (descriptor granule, bank width and count)."""
+    geometry from the oracle (descriptor granule, bank width and count) and says what the
+    numbers count from (`origin`, in the legend)."""
     if color_by not in ("chunk", "bank"):
         raise ValueError(f"color_by={color_by!r}: expected 'chunk' or 'bank'")
     per_byte = 8 if units == "bits" else 1
@@ -75,7 +88,7 @@ def smem_grid(title: str, offsets: Sequence[Sequence[int]], *, units: str, color
             line.append(Cell(f"{off:#x}", group))
         cells.append(tuple(line))
     legend = (f"colour: which {chunk_bytes}-byte chunk of a {banks * bank_bytes}-byte bank row the address "
-              f"falls in ({units} from the descriptor start)"
+              f"falls in ({units} {origin})"
               if color_by == "chunk" else f"colour: bank ({banks} banks x {bank_bytes} B)")
     return Grid(title, tuple(str(i) for i in range(len(offsets))),
                 tuple(str(j) for j in range(len(offsets[0]) if offsets else 0)), tuple(cells),
@@ -106,6 +119,26 @@ def fragment_grid(title: str, entries: Sequence[Sequence[int]], *, threads: Sequ
     return Grid(title, tuple(f"T{t}" for t in shown), tuple(f"r{r}" for r in reg_list),
                 tuple(cells), "thread", "register", "each cell: row,col of the element it holds "
                 "(sub-elements left to right); colour: row", tuple(notes))
+
+
+def fragment_owner_grid(title: str, entries: Sequence[Sequence[int]], rows: int, cols: int, *,
+                        elems_per_register: int, threads: Sequence[int] | None = None,
+                        axes: tuple[str, str] = ("row", "col"), notes: Sequence[str] = ()) -> Grid:
+    """A register fragment as the tile it covers, CuTe's `print_layout` of a (thread, value)
+    layout: rows x cols cells, each naming the thread that holds the element and its value
+    index, `T5V2` (value = register x elements per register + subelement, the order of CuTe's
+    value mode), coloured by thread. Cells of threads outside `threads` are '.'."""
+    shown = None if threads is None else set(threads)
+    text = [["." for _ in range(cols)] for _ in range(rows)]
+    group: list[list[int | None]] = [[None] * cols for _ in range(rows)]
+    for thread, reg, sub, row, col in entries:
+        if shown is None or thread in shown:
+            text[row][col] = f"T{thread}V{reg * elems_per_register + sub}"
+            group[row][col] = thread
+    cells = tuple(tuple(Cell(text[i][j], group[i][j]) for j in range(cols)) for i in range(rows))
+    return Grid(title, tuple(str(i) for i in range(rows)), tuple(str(j) for j in range(cols)),
+                cells, axes[0], axes[1], "each cell: the thread that holds the element and its "
+                "value index (T5V2: thread 5, value 2); colour: thread", tuple(notes))
 
 
 def mismatch_grids(what: str, expected: Sequence[Sequence[Any]], observed: Sequence[Sequence[Any]],
@@ -172,33 +205,5 @@ def to_svg(grid: Grid, *, cell_px: int = 0) -> str:
     return str(d.as_svg())
 
 
-def to_rich(grid: Grid) -> Any:
-    """The grid as a rich Table: labelled rows and columns, colour where the terminal has it."""
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(title=grid.title, caption=" ".join(x for x in (grid.legend, *grid.notes) if x),
-                  show_lines=False, padding=(0, 1), box=None, header_style="bold dim")
-    table.add_column(f"{grid.row_axis}\\{grid.col_axis}", justify="right", style="dim")
-    for label in grid.cols:
-        table.add_column(label, justify="right")
-    for label, row in zip(grid.rows, grid.cells, strict=True):
-        texts = []
-        for c in row:
-            style = TERMINAL[c.group % len(TERMINAL)] if c.group is not None else ""
-            if c.marked:
-                style = "bold reverse red"
-            texts.append(Text(c.text, style=style))
-        table.add_row(label, *texts)
-    return table
-
-
-def print_grid(grid: Grid, *, console: Any = None) -> None:
-    """Print a grid to the terminal (plain text where stdout is not a terminal)."""
-    from rich.console import Console
-
-    (console or Console(width=max(80, 8 * (len(grid.cols) + 2)))).print(to_rich(grid))
-
-
-__all__ = ["Cell", "Grid", "device_matrix", "fragment_grid", "mismatch_grids", "print_grid",
-           "smem_grid", "to_rich", "to_svg"]
+__all__ = ["MARK_SYMBOL", "Cell", "Grid", "device_matrix", "fragment_grid", "fragment_owner_grid",
+           "mismatch_grids", "smem_grid", "to_svg"]

@@ -7,9 +7,17 @@ core reads, what is wrong with it, and the descriptor meant (ptxconf.oracle.expl
                                pattern at the tile base, banks per core matrix); the picture;
                                each classic mistake with its rule, spec rows and evidence; the
                                corrected descriptor
-* `explain layout TEXT`      : a CuTe smem layout -> major-ness, swizzle, LBO, SBO and the
-                               descriptor(s) for --start-address, checked element by element;
-                               or why no descriptor reads it, and the nearby layouts one does
+* `explain layout TEXT`      : a CuTe smem layout, as CUTLASS or CuTe DSL prints it ->
+                               major-ness, swizzle, LBO, SBO and the descriptor(s) for
+                               --start-address, checked element by element; or why no
+                               descriptor reads it (the domain rule it breaks, or the nearby
+                               layouts one reads)
+
+Both say what they assumed where the options say nothing (the tile base, the major-ness, the
+start, the swizzle unit, one operand) and, where another value changes the verdict, the
+verdict with it (ptxconf.oracle.explain.assumed). Text and pictures fit the terminal
+(ptxconf.app.terminal; --full prints every cell of a picture). Addresses are absolute
+shared-memory byte addresses throughout, the picture's cells included.
 
 Exit status: 0 a valid operand (a layout a descriptor reads), 1 a mistake named (no
 descriptor), 2 bad input.
@@ -18,20 +26,20 @@ descriptor), 2 bad input.
 from __future__ import annotations
 
 import argparse
-import textwrap
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.command_io import emit
-from ptxconf.app.draw import Cell, Grid, print_grid, smem_grid, to_svg
-from ptxconf.app.options import int_arg, spec_options
+from ptxconf.app.draw import to_svg
+from ptxconf.app.options import int_arg, operand_options, picture_options, spec_options
+from ptxconf.app.terminal import command, print_grid, wrap
 
 if TYPE_CHECKING:
+    from ptxconf.app.draw import Grid
+    from ptxconf.oracle.explain.assumed import Assumption
     from ptxconf.oracle.explain.diagnose import Explanation
+    from ptxconf.oracle.explain.operand import Operand
+    from ptxconf.oracle.explain.synthesize import Refusal, Synthesis
     from ptxconf.oracle.spec import Spec
-
-WIDTH = 100
-
 
 
 def _bytes(text: str) -> int:
@@ -52,15 +60,7 @@ def _descriptor_value(text: str) -> int:
 
 def _operand_args(p: argparse.ArgumentParser) -> None:
     spec_options(p)
-    p.add_argument("--instr", help="the wgmma instruction (append :RS or give --form RS for "
-                   "the register-A form)")
-    p.add_argument("--operand", choices=("A", "B"))
-    p.add_argument("--form", choices=("SS", "RS"))
-    p.add_argument("--dtype", help="element type (with --instr: its .atype/.btype)")
-    p.add_argument("--major", choices=("K", "MN"),
-                   help="with --instr: MN means imm-trans = 1 (default K)")
-    p.add_argument("--mn", type=int_arg)
-    p.add_argument("--k", type=int_arg)
+    operand_options(p)
     p.add_argument("--json", action="store_true", help="print everything as one JSON object")
 
 
@@ -76,105 +76,95 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     de.add_argument("--smem-bytes", type=_bytes, help="the tile's allocation, bytes from the "
                     "tile base")
     de.add_argument("--tile-base", type=_bytes, help="where the tile (its swizzle pattern and "
-                    "allocation) begins (default: the start rounded down to 128 B)")
-    de.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
-    de.add_argument("--svg", type=Path, help="write the read map's picture as SVG here")
+                    "allocation) begins (default: assumed, the start rounded down to 128 B)")
+    picture_options(de, svg_help="write the read map's picture as SVG here")
     de.add_argument("--no-grid", action="store_true", help="leave the picture out")
     la = es.add_parser("layout", help="synthesise the descriptor of a CuTe shared-memory layout")
-    la.add_argument("layout", help='e.g. "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"')
+    la.add_argument("layout", help='as CuTe prints it, e.g. "Sw<3,4,3> o smem_ptr[16b](unset) o '
+                    '((_8,_8),_64):((_64,_512),_1)" or "Swizzle<3,4,3> o 0 o ((8,8),64):((64,512),1)"')
     _operand_args(la)
-    la.add_argument("--start-address", type=int_arg, default=0, help="the tile's shared-memory "
-                    "address, bytes (default 0)")
-    la.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
-    la.add_argument("--svg", type=Path, help="write the first operand's read map as SVG here")
+    la.add_argument("--start-address", type=int_arg, help="the tile's shared-memory address, "
+                    "bytes (default: assumed 0)")
+    picture_options(la, svg_help="write the first operand's read map as SVG here")
     la.add_argument("--no-grid", action="store_true", help="leave the picture out")
-    la.add_argument("--swizzle-unit", choices=("bytes", "elements"), default="bytes",
+    la.add_argument("--swizzle-unit", choices=("bytes", "elements"),
                     help="what the layout's swizzle acts on: bytes (CuTe's smem pointer "
-                    "swizzle; default) or the element offsets as written")
+                    "swizzle) or the element offsets as written (default: what the print "
+                    "says, e.g. smem_ptr[16b](unset): bytes; else assumed bytes)")
 
 
-def _wrap(text: str, indent: str = "    ") -> str:
-    return textwrap.fill(text, WIDTH, initial_indent=indent, subsequent_indent=indent)
+# --- the picture -------------------------------------------------------------------------------
+
+
+def _picture(spec: Spec, args: argparse.Namespace, grid: Grid) -> None:
+    """Print the picture (unless --no-grid) and write its SVG (--svg)."""
+    if not args.no_grid:
+        print_grid(grid, full=args.full)
+    if args.svg is not None:
+        args.svg.write_text(to_svg(grid), encoding="utf-8")
+        print(f"svg: {args.svg}")
+
+
+def _assumed(assumed: tuple[Assumption, ...]) -> None:
+    for a in assumed:
+        print(wrap(f"assumed: {a.said}; {a.option} says otherwise"))
+        for o in a.otherwise:
+            print(wrap(f"with {o.options} ({o.why}): {o.verdict}", "  "))
 
 
 # --- explain descriptor ------------------------------------------------------------------------
 
 
-def _grid(spec: Spec, e: Explanation, color_by: str) -> Grid:
-    from ptxconf.oracle import banks
-
-    rm = e.readmap
-    g = smem_grid(f"{e.desc.value:#018x}: {e.operand.describe()}", rm.offsets(), units="bytes",
-                  color_by=color_by, chunk_bytes=16, bank_bytes=banks.BANK_BYTES,
-                  banks=banks.BANKS,
-                  notes=(f"cells: bytes from the start {e.desc.start_address:#x}; marked: two "
-                         "elements at one address, or outside the allocation",))
-    addr = rm.addresses
-    flat = addr.ravel().tolist()
-    counts: dict[int, int] = {}
-    for x in flat:
-        counts[x] = counts.get(x, 0) + 1
-    size = e.operand.elem_bytes
-    ctx = e.context
-    cells = []
-    for i, row in enumerate(g.cells):
-        line = []
-        for j, c in enumerate(row):
-            x = int(addr[i, j])
-            out = ctx.smem_bytes is not None and (
-                x < ctx.tile_base or x + size > ctx.tile_base + ctx.smem_bytes)
-            line.append(Cell(c.text, c.group, counts[x] > 1 or out))
-        cells.append(tuple(line))
-    return Grid(g.title, g.rows, g.cols, tuple(cells), g.row_axis, g.col_axis, g.legend, g.notes)
-
-
-def _check_lines(spec: Spec, e: Explanation) -> list[str]:
+def _check_lines(spec: Spec, e: Explanation) -> list[tuple[str, str]]:
     from ptxconf.oracle.explain.readmap import base_rule
 
     a, ctx, op, d = e.analysis, e.context, e.operand, e.desc
     n = op.mn * op.k
     out = []
     if a.alias is None:  # injective (readmap.analyse sets the two together)
-        out.append(f"  injective   yes: {n} elements at {n} addresses")
+        out.append(("injective", f"yes: {n} elements at {n} addresses"))
     else:
         p, q, x = a.alias
-        out.append(f"  injective   NO: (mn {p[0]}, k {p[1]}) and (mn {q[0]}, k {q[1]}) both at "
-                   f"{x:#x}")
+        out.append(("injective", f"NO: (mn {p[0]}, k {p[1]}) and (mn {q[0]}, k {q[1]}) both at "
+                    f"{x:#x}"))
     where = f"[{a.span[0]:#x}, {a.span[1]:#x}) ({a.span_bytes} B)"
     if ctx.smem_bytes is None:
-        out.append(f"  allocation  reads {where}; no --smem-bytes given")
+        out.append(("allocation", f"reads {where}; no --smem-bytes given"))
     elif a.outside:
-        out.append(f"  allocation  NO: reads {where}; {a.outside} elements outside "
-                   f"[{ctx.tile_base:#x}, {ctx.tile_base + ctx.smem_bytes:#x})")
+        out.append(("allocation", f"NO: reads {where}; {a.outside} elements outside "
+                    f"[{ctx.tile_base:#x}, {ctx.tile_base + ctx.smem_bytes:#x})"))
     else:
-        out.append(f"  allocation  yes: reads {where} inside [{ctx.tile_base:#x}, "
-                   f"{ctx.tile_base + ctx.smem_bytes:#x})")
+        out.append(("allocation", f"yes: reads {where} inside [{ctx.tile_base:#x}, "
+                    f"{ctx.tile_base + ctx.smem_bytes:#x})"))
     rule = base_rule(spec, d.swizzle)
     if rule is None:
-        out.append("  phase       no swizzle")
+        out.append(("phase", "no swizzle"))
     else:
         head = (f"the {d.swizzle} pattern starts {a.hw_phase} B into its {rule.repeat_bytes}-B "
                 "repeat")
         if a.phase_ok:
-            out.append(f"  phase       yes: {head}, as the tile's (at {ctx.tile_base:#x})")
+            out.append(("phase", f"yes: {head}, as the tile's (at {ctx.tile_base:#x})"))
         else:
-            out.append(f"  phase       NO: {head} (start - base_offset x 128), the tile's (at "
-                       f"{ctx.tile_base:#x}) {a.want_phase} B")
+            out.append(("phase", f"NO: {head} (start - base_offset x 128), the tile's (at "
+                        f"{ctx.tile_base:#x}) {a.want_phase} B"))
     b = e.banks
     if b.get("worst_degree", 0) <= 1:
-        out.append(f"  banks       conflict-free: the 8 16-byte row reads of each of "
-                   f"{b.get('core_matrices', 0)} core matrices hit distinct banks")
+        out.append(("banks", f"conflict-free: the 8 16-byte row reads of each of "
+                    f"{b.get('core_matrices', 0)} core matrices hit distinct banks"))
     else:
-        out.append(f"  banks       {b['conflicted']} of {b['core_matrices']} core matrices "
-                   f"conflict, worst {b['worst_degree']}-way: {b.get('worst', '')}")
+        out.append(("banks", f"{b['conflicted']} of {b['core_matrices']} core matrices "
+                    f"conflict, worst {b['worst_degree']}-way: {b.get('worst', '')}"))
     for s in a.suspects:
-        out.append(f"  ignored     {s.field} = {s.value}: {s.why}")
+        out.append(("ignored", f"{s.field} = {s.value}: {s.why}"))
     return out
 
 
-def _print_descriptor(spec: Spec, e: Explanation, args: argparse.Namespace) -> None:
+def _print_descriptor(spec: Spec, e: Explanation, args: argparse.Namespace,
+                      assumed: tuple[Assumption, ...]) -> None:
+    from ptxconf.app.show import read_map_picture
+
     d, op = e.desc, e.operand
-    print(f"descriptor {d.value:#018x}: {op.describe()}")
+    print(wrap(f"descriptor {d.value:#018x}: {op.describe()}"))
     bits = d.bit_fields(spec)
     for name, value in (("start_address", f"{d.start_address:#x}"), ("lbo", f"{d.lbo} B"),
                         ("sbo", f"{d.sbo} B"), ("base_offset", str(d.base_offset)),
@@ -183,127 +173,167 @@ def _print_descriptor(spec: Spec, e: Explanation, args: argparse.Namespace) -> N
         how = f" << {b['shift']}" if b["shift"] else ""
         print(f"  {name:14} {value:10} bits {b['bits'][0]}-{b['bits'][1]}: {b['raw']:#x}{how}")
     for note in e.notes:
-        print(_wrap(f"note: {note}", "  "))
-    print(_wrap(f"the tensor core reads {e.readmap.layout} (elements), swizzled on the byte "
-                "address start + offset - (base_offset << 7) as the H100 does:", ""))
-    print("\n".join(_check_lines(spec, e)))
+        print(wrap(f"note: {note}", "  "))
+    print(wrap(f"the tensor core reads {e.readmap.layout} (elements), swizzled on the byte "
+               "address start + offset - (base_offset << 7) as the H100 does:"))
+    for label, text in _check_lines(spec, e):
+        print(wrap(f"{label:11} {text}", "  ", " " * 14))
     print(f"verdict: {e.verdict}" + (" operand" if e.verdict == "valid" else ""))
+    _assumed(assumed)
     for dg in e.diagnoses:
-        print(f"mistake {dg.code} ({dg.severity}): {dg.title}")
-        print(_wrap(dg.message))
-        print(_wrap(f"rule: {dg.rule}"))
-        print(_wrap(f"spec: {', '.join(dg.spec_rows)}"))
-        print(_wrap(f"evidence: {', '.join(dg.evidence)}"))
+        print(wrap(f"mistake {dg.code} ({dg.severity}): {dg.title}"))
+        print(wrap(dg.message, "    "))
+        print(wrap(f"rule: {dg.rule}", "    "))
+        print(wrap(f"spec: {', '.join(dg.spec_rows)}", "    "))
+        print(wrap(f"evidence: {', '.join(dg.evidence)}", "    "))
         if dg.fix:
             fix = ", ".join(f"{k} {a} -> {b}" for k, (a, b) in dg.fix.items())
-            print(_wrap(f"fix: {fix}"))
+            print(wrap(f"fix: {fix}", "    "))
     if e.corrected is not None:
-        print(f"corrected descriptor: {e.corrected.desc.text()}")
+        print(wrap(f"corrected descriptor: {e.corrected.desc.text()}"))
         for alt in e.alternatives:
-            print(f"  also valid: {alt.desc.text()} (changes {', '.join(alt.changed)})")
+            print(wrap(f"also valid: {alt.desc.text()} (changes {', '.join(alt.changed)})", "  "))
         extra = "".join(f" --{flag} {v:#x}" if flag == "tile-base" else f" --{flag} {v}"
                         for flag, v in (("smem-bytes", e.context.smem_bytes),
                                         ("tile-base", args.tile_base)) if v is not None)
-        print(f"  ptxconf explain descriptor {e.corrected.desc.value:#018x} {op.cli()}{extra}")
-    if not args.no_grid:
-        print_grid(_grid(spec, e, args.color_by))
-    if args.svg is not None:
-        args.svg.write_text(to_svg(_grid(spec, e, args.color_by)), encoding="utf-8")
-        print(f"svg: {args.svg}")
+        print(command(f"ptxconf explain descriptor {e.corrected.desc.value:#018x} {op.cli()}"
+                      f"{extra}"))
+    if not args.no_grid or args.svg is not None:
+        ctx = e.context
+        _picture(spec, args, read_map_picture(spec, op, d, args.color_by,
+                                              tile_base=ctx.tile_base,
+                                              smem_bytes=ctx.smem_bytes))
 
 
 def _descriptor(args: argparse.Namespace, spec: Spec) -> int:
     from ptxconf.app.providers import gpu_case_ids
+    from ptxconf.app.show import read_map_picture
+    from ptxconf.oracle.explain.assumed import descriptor_assumptions
     from ptxconf.oracle.explain.diagnose import explain_descriptor
     from ptxconf.oracle.explain.operand import resolve
 
     op = resolve(spec, instr=args.instr, operand=args.operand, form=args.form, dtype=args.dtype,
                  major=args.major, mn=args.mn, k=args.k)
+    ids = gpu_case_ids(spec)
     e = explain_descriptor(spec, op, args.value, tile_base=args.tile_base,
-                           smem_bytes=args.smem_bytes, evidence_ids=gpu_case_ids(spec))
+                           smem_bytes=args.smem_bytes, evidence_ids=ids)
+    assumed = descriptor_assumptions(spec, op, args.value, e,
+                                     tile_base_given=args.tile_base is not None,
+                                     major_given=args.major is not None, evidence_ids=ids)
     if args.json:
         out = e.as_dict(spec)
+        out["assumed"] = [a.as_dict() for a in assumed]
         if args.svg is not None:
-            args.svg.write_text(to_svg(_grid(spec, e, args.color_by)), encoding="utf-8")
+            grid = read_map_picture(spec, op, e.desc, args.color_by, tile_base=e.context.tile_base,
+                                    smem_bytes=e.context.smem_bytes)
+            args.svg.write_text(to_svg(grid), encoding="utf-8")
             out["svg"] = str(args.svg)
         emit(args, out, "")
     else:
-        _print_descriptor(spec, e, args)
+        _print_descriptor(spec, e, args, assumed)
     return 0 if e.verdict == "valid" else 1
 
 
 # --- explain layout ----------------------------------------------------------------------------
 
 
-def _layout(args: argparse.Namespace, spec: Spec) -> int:
-    from ptxconf.oracle import facts
+def _layout_operand(args: argparse.Namespace, spec: Spec) -> Operand:
+    """The operand the layout is read as: --instr's, or the flags' (the dtype a CuTe DSL print
+    names standing in for --dtype, the extents the layout's)."""
     from ptxconf.oracle.explain.operand import ExplainError, resolve
-    from ptxconf.oracle.explain.readmap import linear
-    from ptxconf.oracle.explain.synthesize import Synthesis, parse_layout, synthesize
+    from ptxconf.oracle.explain.printed import parse_layout, printed_dtype, widths_hint
 
-    mn, k = args.mn, args.k
+    mn, k, dtype = args.mn, args.k, args.dtype
+    if not args.instr and dtype is None:
+        dtype = printed_dtype(spec, args.layout)
+        if dtype is None:
+            raise ExplainError("EXPLAIN-OPERAND", "give --instr and --operand, or --dtype"
+                               + widths_hint(spec, args.layout))
     if not args.instr and (mn is None or k is None):
-        if args.dtype is None:
-            raise ExplainError("EXPLAIN-OPERAND", "give --instr and --operand, or --dtype")
-        ul = parse_layout(spec, args.layout, args.dtype, args.swizzle_unit)
+        ul = parse_layout(spec, args.layout, dtype, args.swizzle_unit)
         mn, k = (ul.mn if mn is None else mn), (ul.k if k is None else k)
-    op = resolve(spec, instr=args.instr, operand=args.operand, form=args.form, dtype=args.dtype,
-                 major=args.major or "K", mn=mn, k=k)
-    majors = (args.major,) if args.major else tuple(
-        m for m in ("K", "MN") if m == "K" or facts.takes_imm_trans(spec, op.dtype))
-    got = synthesize(spec, args.layout, op, majors=majors, start=args.start_address,
-                     swizzle_unit=args.swizzle_unit)
-    if args.json:
-        emit(args, got.as_dict(), "")
-        return 0 if isinstance(got, Synthesis) else 1
+    return resolve(spec, instr=args.instr, operand=args.operand, form=args.form, dtype=dtype,
+                   major=args.major or "K", mn=mn, k=k)
+
+
+def _print_refusal(got: Refusal) -> None:
     ul = got.layout
-    print(f"layout {ul.text} ({ul.dtype}; its swizzle read on {ul.swizzle_unit}: "
-          f"{ul.swizzle_text()} on byte addresses)")
-    if not isinstance(got, Synthesis):
-        print(f"  tile {ul.mn}x{ul.k} (mn x k); no descriptor reads it:")
-        for r in got.reasons:
-            print(_wrap(f"- {r}", "    "))
-        if got.suggestions:
-            print("nearby layouts a descriptor reads:")
-            for s in got.suggestions:
-                print(_wrap(f"{s['layout']} (--swizzle-unit {s['swizzle_unit']}: {s['why']}): "
-                            f"{s['major']}-major {s['swizzle']}, LBO {s['lbo']} B, SBO {s['sbo']} "
-                            f"B -> {s['descriptor']}", "  "))
-        return 1
-    op, d = got.operand, got.desc
+    print(f"  tile {ul.mn}x{ul.k} (mn x k); no descriptor reads it:")
+    for r in got.reasons:
+        print(wrap(f"- {r}", "    ", "      "))
+    if got.suggestions:
+        print("nearby layouts a descriptor reads:")
+        for s in got.suggestions:
+            print(wrap(f"{s['layout']} (--swizzle-unit {s['swizzle_unit']}: {s['why']}): "
+                       f"{s['major']}-major {s['swizzle']}, LBO {s['lbo']} B, SBO {s['sbo']} "
+                       f"B -> {s['descriptor']}", "  "))
+
+
+def _print_synthesis(spec: Spec, got: Synthesis) -> None:
+    from ptxconf.oracle.explain.readmap import linear
+
+    ul, op, d = got.layout, got.operand, got.desc
     nb = len(got.blocks)
-    print(f"  tile {ul.mn}x{ul.k} (mn x k) = {nb} operand{'s' if nb > 1 else ''} of "
-          f"{op.mn}x{op.k}: {op.describe()}")
+    print(wrap(f"tile {ul.mn}x{ul.k} (mn x k) = {nb} operand{'s' if nb > 1 else ''} of "
+               f"{op.mn}x{op.k}: {op.describe()}", "  ", "      "))
     what = "imm-trans-" + op.name.lower() if op.name else "imm-trans"
     lin = linear(spec, op, d.swizzle)
     unused = {n: "" if lin.uses(n) else " (not used)" for n in ("lbo", "sbo")}
-    print(f"wgmma reads it as: {op.major}-major ({what} = {op.imm_trans}), {d.swizzle} swizzle, "
-          f"LBO {d.lbo} B{unused['lbo']}, SBO {d.sbo} B{unused['sbo']}, base_offset "
-          f"{d.base_offset}")
+    print(wrap(f"wgmma reads it as: {op.major}-major ({what} = {op.imm_trans}), {d.swizzle} "
+               f"swizzle, LBO {d.lbo} B{unused['lbo']}, SBO {d.sbo} B{unused['sbo']}, "
+               f"base_offset {d.base_offset}"))
     print(f"descriptor at start {got.start:#x}: {d.value:#018x}")
-    steps = got.block_steps()
     for b in got.blocks[1:]:
         print(f"  block (mn {b.origin[0]}, k {b.origin[1]}): {b.desc.value:#018x} (start "
               f"{b.desc.start_address:#x})")
+    steps = got.block_steps()
     if steps["k_block"] is not None:
         print(f"  each k-block: start + {steps['k_block']} B")
     for m, sw in got.others:
         print(f"  (read the same by {m}-major {sw} too)")
-    if not args.no_grid or args.svg is not None:
-        from ptxconf.app.show import smem_picture
 
-        grid = smem_picture(spec, op.dtype, op.major, d.swizzle, op.mn, op.k, d.lbo, d.sbo, 0,
-                            0, args.color_by)
-        if not args.no_grid:
-            print_grid(grid)
-        if args.svg is not None:
-            args.svg.write_text(to_svg(grid), encoding="utf-8")
-            print(f"svg: {args.svg}")
+
+def _layout(args: argparse.Namespace, spec: Spec) -> int:
+    from ptxconf.oracle import facts
+    from ptxconf.oracle.explain.assumed import layout_assumptions
+    from ptxconf.oracle.explain.printed import ASSUMED, GIVEN
+    from ptxconf.oracle.explain.synthesize import Synthesis, synthesize
+
+    op = _layout_operand(args, spec)
+    majors = (args.major,) if args.major else tuple(
+        m for m in ("K", "MN") if m == "K" or facts.takes_imm_trans(spec, op.dtype))
+    start = 0 if args.start_address is None else args.start_address
+    got = synthesize(spec, args.layout, op, majors=majors, start=start,
+                     swizzle_unit=args.swizzle_unit)
+    assumed = layout_assumptions(spec, args.layout, op, got, majors=majors, start=start,
+                                 start_given=args.start_address is not None,
+                                 instr_given=bool(args.instr))
+    ok = isinstance(got, Synthesis)
+    ul = got.layout
+    if args.json:
+        emit(args, {**got.as_dict(), "assumed": [a.as_dict() for a in assumed],
+                    "notes": list(ul.notes)}, "")
+        return 0 if ok else 1
+    said = "" if ul.unit_source in (ASSUMED, GIVEN) else f", as {ul.unit_source} says"
+    print(wrap(f"layout {ul.text} ({ul.dtype}; its swizzle read on {ul.swizzle_unit}{said}: "
+               f"{ul.swizzle_text()} on byte addresses)"))
+    for note in ul.notes:
+        print(wrap(f"note: {note}", "  "))
+    if not isinstance(got, Synthesis):
+        _print_refusal(got)
+        _assumed(assumed)
+        return 1
+    _print_synthesis(spec, got)
+    _assumed(assumed)
+    if not args.no_grid or args.svg is not None:
+        from ptxconf.app.show import read_map_picture
+
+        _picture(spec, args, read_map_picture(spec, got.operand, got.desc, args.color_by))
     proof = got.as_dict()["proof"]
-    print(_wrap(f"checked: the oracle's read map of each descriptor equals the layout on all "
-                f"{got.checked} elements (bytes; swizzle on byte addresses, as silicon showed); "
-                f"CuTe's {atom(op.major, d.swizzle)} tile is proved read exactly for every start "
-                f"aligned to the swizzle repeat: {proof}", ""))
+    print(wrap(f"checked: the oracle's read map of each descriptor equals the layout on all "
+               f"{got.checked} elements (bytes; swizzle on byte addresses, as silicon showed); "
+               f"CuTe's {atom(got.operand.major, got.desc.swizzle)} tile is proved read exactly "
+               f"for every start aligned to the swizzle repeat: {proof}"))
     return 0
 
 

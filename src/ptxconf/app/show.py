@@ -1,21 +1,30 @@
 """`ptxconf show ...`: the oracle's answers as pictures (terminal, or SVG with --svg FILE).
 
 * `show smem-offsets` : a shared-memory operand as (mn, k) cells, coloured by chunk or bank
-* `show fragment`     : a wgmma fragment as thread x register
-* `show descriptor`   : a descriptor's fields, and with --dtype/--major/--mn/--k the operand
-                        it describes
+* `show fragment`     : a wgmma fragment as thread x register, or (`--by thread`) as the
+                        rows x cols tile it covers, each cell its owner `T5V2` (CuTe's
+                        print_layout of the (thread, value) layout)
+* `show descriptor`   : a descriptor's fields, and with the operand options `explain` takes
+                        (--instr/--operand, or --dtype/--major/--mn/--k) the addresses the
+                        tensor core reads with it
+
+Pictures fit the terminal (ptxconf.app.terminal): wider or longer ones are summarised, --full
+prints every cell.
 """
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ptxconf.app.draw import Grid, fragment_grid, print_grid, smem_grid, to_svg
-from ptxconf.app.options import int_arg, spec_options
+from ptxconf.app.draw import Cell, Grid, fragment_grid, fragment_owner_grid, smem_grid, to_svg
+from ptxconf.app.options import int_arg, operand_options, picture_options, spec_options
+from ptxconf.app.terminal import print_grid
 
 if TYPE_CHECKING:
+    from ptxconf.oracle.explain.operand import Operand
+    from ptxconf.oracle.explain.readmap import Descriptor
     from ptxconf.oracle.spec import Spec
 
 
@@ -56,38 +65,40 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     so.add_argument("--sbo", type=int_arg, required=True, help="bytes")
     so.add_argument("--base-offset", type=int_arg, default=0, help="bytes")
     so.add_argument("--base-offset-field", type=int_arg, default=0)
-    so.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
-    so.add_argument("--svg", type=Path, help="write the picture as SVG here")
+    picture_options(so)
 
-    fr = ss.add_parser("fragment", help="a wgmma fragment as thread x register")
+    fr = ss.add_parser("fragment", help="a wgmma fragment as thread x register, or as the "
+                       "tile it covers (--by thread)")
     spec_options(fr)
     fr.add_argument("--instr", required=True)
     fr.add_argument("--operand", choices=("A", "D"), required=True)
+    fr.add_argument("--by", choices=("register", "thread"), default="register",
+                    help="register: a row per thread, a column per register (default); thread: "
+                    "the rows x cols tile, each cell the thread and value index holding it "
+                    "(T5V2), as CuTe's print_layout draws a (thread, value) layout")
     fr.add_argument("--threads", type=_threads, default=None,
-                    help="threads to draw (default: 0-7, 32, 64, 96; 'all' is 0-127)")
-    fr.add_argument("--svg", type=Path)
+                    help="threads to draw (--by register, default: 0-7, 32, 64, 96; --by "
+                    "thread, default all: the others' cells are '.')")
+    picture_options(fr, colour=False)
 
-    de = ss.add_parser("descriptor", help="a descriptor's fields, and the operand it describes")
+    de = ss.add_parser("descriptor", help="a descriptor's fields, and the addresses the tensor "
+                       "core reads with it for an operand (the options explain takes)")
     de.add_argument("value", type=int_arg)
     spec_options(de)
-    de.add_argument("--dtype")
-    de.add_argument("--major", choices=("K", "MN"))
-    de.add_argument("--mn", type=int_arg)
-    de.add_argument("--k", type=int_arg)
-    de.add_argument("--color-by", choices=("chunk", "bank"), default="chunk")
-    de.add_argument("--svg", type=Path)
+    operand_options(de)
+    picture_options(de)
 
 
-def _emit(grid: Grid, svg: Path | None) -> None:
-    print_grid(grid)
-    if svg is not None:
-        svg.write_text(to_svg(grid), encoding="utf-8")
-        print(f"svg: {svg}")
+def _emit(grid: Grid, args: argparse.Namespace) -> None:
+    print_grid(grid, full=args.full)
+    if args.svg is not None:
+        args.svg.write_text(to_svg(grid), encoding="utf-8")
+        print(f"svg: {args.svg}")
 
 
 def smem_picture(spec: Spec, dtype: str, major: str, swizzle: str, mn: int, k: int, lbo: int,
                  sbo: int, base_offset: int, field: int, color_by: str) -> Grid:
-    """The oracle's read map of one operand as a picture (shared by show and explain)."""
+    """The oracle's answer to an smem-offsets query as a picture (offsets from the start)."""
     from ptxconf.oracle import banks
     from ptxconf.oracle.canonical import SmemQuery
     from ptxconf.oracle.descriptor import descriptor_format
@@ -104,44 +115,97 @@ def smem_picture(spec: Spec, dtype: str, major: str, swizzle: str, mn: int, k: i
                      notes=notes)
 
 
-def cmd_show(args: argparse.Namespace, spec: Spec) -> int:
-    """Draw one answer."""
-    if args.show_cmd == "smem-offsets":
-        _emit(smem_picture(spec, args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo,
-                    args.sbo, args.base_offset, args.base_offset_field, args.color_by), args.svg)
-        return 0
-    if args.show_cmd == "fragment":
-        from ptxconf.oracle.fragments import fragment_map
+#: The symbols of the read map's marks, and what they mean.
+ALIASED, OUTSIDE = "*", "!"
 
-        fmap = fragment_map(args.instr, args.operand, spec)
-        threads = args.threads
-        if threads is None:
-            threads = [t for t in (*range(8), 32, 64, 96) if any(e[0] == t for e in fmap.entries)]
-        prov = fmap.provenance
-        note = (f"{prov.get('status', '')} from {prov.get('fragment', '')}: "
-                f"(thread, value) -> element {prov.get('layout', '')}")
-        if prov.get("hypothesis"):
-            note += f" (hypothesis {prov['hypothesis']})"
-        grid = fragment_grid(f"{args.instr} operand {args.operand}",
-                             [list(e) for e in fmap.entries], threads=threads, notes=(note,))
-        _emit(grid, args.svg)
-        return 0
+
+def read_map_picture(spec: Spec, op: Operand, desc: Descriptor, color_by: str, *,
+                     tile_base: int | None = None, smem_bytes: int | None = None) -> Grid:
+    """What the tensor core reads with a descriptor for an operand (the oracle's read map, as
+    explain judges it): (mn, k) cells holding absolute shared-memory byte addresses, marked
+    ALIASED where two elements share an address and OUTSIDE past [tile_base, tile_base +
+    smem_bytes) (shared by show and explain)."""
+    from collections import Counter
+
+    from ptxconf.oracle import banks
+    from ptxconf.oracle.explain.readmap import read_map
+
+    rm = read_map(spec, op, desc)
+    addr = rm.addresses
+    g = smem_grid(f"{desc.value:#018x}: {op.describe()}", addr.tolist(), units="bytes",
+                  color_by=color_by, chunk_bytes=16, bank_bytes=banks.BANK_BYTES,
+                  banks=banks.BANKS, origin="at their absolute shared-memory addresses")
+    counts = Counter(addr.ravel().tolist())
+    size = op.elem_bytes
+    marks = {ALIASED: "two elements read at one address"}
+    if smem_bytes is not None and tile_base is not None:
+        marks[OUTSIDE] = (f"outside the allocation [{tile_base:#x}, {tile_base + smem_bytes:#x})")
+    cells = []
+    for i, row in enumerate(g.cells):
+        line = []
+        for j, c in enumerate(row):
+            x = int(addr[i, j])
+            out = (smem_bytes is not None and tile_base is not None
+                   and (x < tile_base or x + size > tile_base + smem_bytes))
+            mark = OUTSIDE if out else ALIASED if counts[x] > 1 else ""
+            line.append(Cell(c.text, c.group, bool(mark), mark))
+        cells.append(tuple(line))
+    return replace(g, cells=tuple(cells), notes=("cells: the byte address the tensor core reads "
+                                                 "each (mn, k) element at",),
+                   marks=tuple(marks.items()))
+
+
+def _fragment(spec: Spec, args: argparse.Namespace) -> Grid:
+    from ptxconf.oracle.fragments import fragment_map
+
+    fmap = fragment_map(args.instr, args.operand, spec)
+    prov = fmap.provenance
+    note = (f"{prov.get('status', '')} from {prov.get('fragment', '')}: "
+            f"(thread, value) -> element {prov.get('layout', '')}")
+    if prov.get("hypothesis"):
+        note += f" (hypothesis {prov['hypothesis']})"
+    title = f"{args.instr} operand {args.operand}"
+    entries = [list(e) for e in fmap.entries]
+    if args.by == "thread":
+        return fragment_owner_grid(f"{title}: the {fmap.rows}x{fmap.cols} tile by owner", entries,
+                                   fmap.rows, fmap.cols, elems_per_register=fmap.elems_per_register,
+                                   threads=args.threads, axes=("m", "k" if args.operand == "A" else "n"),
+                                   notes=(note,))
+    threads = args.threads
+    if threads is None:
+        threads = [t for t in (*range(8), 32, 64, 96) if any(e[0] == t for e in fmap.entries)]
+    return fragment_grid(title, entries, threads=threads, notes=(note,))
+
+
+def _descriptor(spec: Spec, args: argparse.Namespace) -> int:
     from ptxconf.oracle.descriptor import descriptor_format
+    from ptxconf.oracle.explain.operand import resolve
+    from ptxconf.oracle.explain.readmap import Descriptor
 
     fields = descriptor_format(spec).decode(args.value)
     print(f"descriptor {args.value:#018x}")
     for name, value in fields.items():
         print(f"  {name:24} {value}")
-    wanted = (args.dtype, args.major, args.mn, args.k)
-    if any(w is None for w in wanted):
-        if any(w is not None for w in wanted):
-            raise ValueError("drawing the operand needs all of --dtype, --major, --mn, --k")
+    named = (args.instr, args.operand, args.form, args.dtype, args.major, args.mn, args.k)
+    if all(w is None for w in named):
         return 0
-    grid = smem_picture(spec, args.dtype, args.major, str(fields["swizzle"]), args.mn, args.k,
-                 int(str(fields["lbo_bytes"])), int(str(fields["sbo_bytes"])),
-                 0, int(str(fields.get("base_offset", 0))), args.color_by)
-    _emit(grid, args.svg)
+    op = resolve(spec, instr=args.instr, operand=args.operand, form=args.form, dtype=args.dtype,
+                 major=args.major, mn=args.mn, k=args.k)
+    _emit(read_map_picture(spec, op, Descriptor.decode(spec, args.value), args.color_by), args)
     return 0
 
 
-__all__ = ["add_parser", "cmd_show", "smem_picture"]
+def cmd_show(args: argparse.Namespace, spec: Spec) -> int:
+    """Draw one answer."""
+    if args.show_cmd == "smem-offsets":
+        _emit(smem_picture(spec, args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo,
+                           args.sbo, args.base_offset, args.base_offset_field, args.color_by),
+              args)
+        return 0
+    if args.show_cmd == "fragment":
+        _emit(_fragment(spec, args), args)
+        return 0
+    return _descriptor(spec, args)
+
+
+__all__ = ["ALIASED", "OUTSIDE", "add_parser", "cmd_show", "read_map_picture", "smem_picture"]

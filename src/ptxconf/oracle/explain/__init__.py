@@ -11,4 +11,6 @@ command (src/ptxconf/app/explain.py).
 * `printed`    : a CuTe layout as CUTLASS / CuTe DSL print it -> the layout in bytes (the
                  print's element width checked, where its swizzle acts read off the print)
 * `synthesize` : a CuTe shared-memory layout -> its descriptor(s), or why none reads it
+* `assumed`    : what explain assumed where the options say nothing, and the verdict had it
+                 assumed otherwise
 """
