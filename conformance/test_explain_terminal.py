@@ -189,3 +189,18 @@ def test_a_tile_base_that_changes_nothing_is_no_assumption() -> None:
         e = explain_descriptor(SPEC, op, value, smem_bytes=smem)
         got = descriptor_assumptions(SPEC, op, value, e, tile_base_given=False, major_given=True)
         assert [a.what for a in got] == said
+
+
+def test_a_layout_no_descriptor_reads_is_drawn_with_its_aliases_marked(cli: Any) -> None:
+    """The layout issue 27 quotes: row i at 64 (i % 8) + i // 8 f16 elements, every column at
+    stride 0: every cell shares its address with the 63 others of its row, all marked; the
+    summary fits 120 columns and --full gives all 128 x 64 cells."""
+    layout = "((8,16),(64,1)):((64,1),(0,1024))"
+    code, out, _ = cli("explain", "layout", layout, "--dtype", "f16")
+    assert code == 1
+    assert max(len(x) for x in out.splitlines()) <= 120
+    assert "marks: * two elements at one address" in out
+    _, full, _ = cli("explain", "layout", layout, "--dtype", "f16", "--full")
+    assert max(len(x) for x in full.splitlines()) <= 120
+    want = {(i, j): f"{2 * (64 * (i % 8) + i // 8):#x}*" for i in range(128) for j in range(64)}
+    assert cells(full) == want

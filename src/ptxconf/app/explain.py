@@ -322,6 +322,13 @@ def _layout(args: argparse.Namespace, spec: Spec) -> int:
     if not isinstance(got, Synthesis):
         _print_refusal(got)
         _assumed(assumed)
+        if not args.no_grid or args.svg is not None:
+            from ptxconf.app.show import layout_picture
+            from ptxconf.oracle.canonical import BITS_PER_BYTE
+
+            _picture(spec, args, layout_picture(
+                spec, f"the layout's own addresses at start {start:#x} (no descriptor reads it)",
+                ul.addresses(start), ul.bits // BITS_PER_BYTE, args.color_by))
         return 1
     _print_synthesis(spec, got)
     _assumed(assumed)

@@ -125,34 +125,51 @@ def read_map_picture(spec: Spec, op: Operand, desc: Descriptor, color_by: str, *
     explain judges it): (mn, k) cells holding absolute shared-memory byte addresses, marked
     ALIASED where two elements share an address and OUTSIDE past [tile_base, tile_base +
     smem_bytes) (shared by show and explain)."""
-    from collections import Counter
-
     from ptxconf.oracle import banks
     from ptxconf.oracle.explain.readmap import read_map
 
     rm = read_map(spec, op, desc)
-    addr = rm.addresses
-    g = smem_grid(f"{desc.value:#018x}: {op.describe()}", addr.tolist(), units="bytes",
+    g = smem_grid(f"{desc.value:#018x}: {op.describe()}", rm.addresses.tolist(), units="bytes",
                   color_by=color_by, chunk_bytes=16, bank_bytes=banks.BANK_BYTES,
-                  banks=banks.BANKS, origin="at their absolute shared-memory addresses")
+                  banks=banks.BANKS, origin="at their absolute shared-memory addresses",
+                  notes=("cells: the byte address the tensor core reads each (mn, k) element "
+                         "at",))
+    return _marked(g, rm.addresses, op.elem_bytes, tile_base, smem_bytes)
+
+
+def _marked(g: Grid, addr: Any, size: int, tile_base: int | None, smem_bytes: int | None,
+            aliased: str = "two elements read at one address") -> Grid:
+    """`g` with its cells marked ALIASED (two elements at one address) or OUTSIDE the allocation
+    [tile_base, tile_base + smem_bytes), and the marks' legend."""
+    from collections import Counter
+
     counts = Counter(addr.ravel().tolist())
-    size = op.elem_bytes
-    marks = {ALIASED: "two elements read at one address"}
-    if smem_bytes is not None and tile_base is not None:
-        marks[OUTSIDE] = (f"outside the allocation [{tile_base:#x}, {tile_base + smem_bytes:#x})")
+    marks = {ALIASED: aliased}
+    span = None if smem_bytes is None or tile_base is None else (tile_base, tile_base + smem_bytes)
+    if span is not None:
+        marks[OUTSIDE] = f"outside the allocation [{span[0]:#x}, {span[1]:#x})"
     cells = []
     for i, row in enumerate(g.cells):
         line = []
         for j, c in enumerate(row):
             x = int(addr[i, j])
-            out = (smem_bytes is not None and tile_base is not None
-                   and (x < tile_base or x + size > tile_base + smem_bytes))
+            out = span is not None and (x < span[0] or x + size > span[1])
             mark = OUTSIDE if out else ALIASED if counts[x] > 1 else ""
             line.append(Cell(c.text, c.group, bool(mark), mark))
         cells.append(tuple(line))
-    return replace(g, cells=tuple(cells), notes=("cells: the byte address the tensor core reads "
-                                                 "each (mn, k) element at",),
-                   marks=tuple(marks.items()))
+    return replace(g, cells=tuple(cells), marks=tuple(marks.items()))
+
+
+def layout_picture(spec: Spec, title: str, addresses: Any, elem_bytes: int, color_by: str) -> Grid:
+    """A layout's own addresses (absolute bytes, [mn, k]) as a picture, the aliased ones marked:
+    what explain draws for a layout no descriptor reads."""
+    from ptxconf.oracle import banks
+
+    g = smem_grid(title, addresses.tolist(), units="bytes", color_by=color_by, chunk_bytes=16,
+                  bank_bytes=banks.BANK_BYTES, banks=banks.BANKS,
+                  origin="at their absolute shared-memory addresses",
+                  notes=("cells: the byte address the layout puts each (mn, k) element at",))
+    return _marked(g, addresses, elem_bytes, None, None, "two elements at one address")
 
 
 def _fragment(spec: Spec, args: argparse.Namespace) -> Grid:
@@ -208,4 +225,5 @@ def cmd_show(args: argparse.Namespace, spec: Spec) -> int:
     return _descriptor(spec, args)
 
 
-__all__ = ["ALIASED", "OUTSIDE", "add_parser", "cmd_show", "read_map_picture", "smem_picture"]
+__all__ = ["ALIASED", "OUTSIDE", "add_parser", "cmd_show", "layout_picture", "read_map_picture",
+           "smem_picture"]
