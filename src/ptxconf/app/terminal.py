@@ -114,7 +114,8 @@ def render(grid: Grid, width: int, *, full: bool = False, colour: bool = False) 
     fit = max(1, (width - label_w) // step)
     n_rows, n_cols = len(grid.rows), len(grid.cols)
     out: list[Line] = [(Segment(line, "bold"),) for line in
-                       textwrap.wrap(grid.title, width, break_long_words=False) or [""]]
+                       textwrap.wrap(grid.title, width, subsequent_indent="    ",
+                                     break_long_words=False) or [""]]
     if full or (n_cols <= fit and n_rows <= SUMMARY_ROWS):
         bands = [list(range(j, min(j + fit, n_cols))) for j in range(0, n_cols, fit)] or [[]]
         for b, cols in enumerate(bands):
