@@ -8,6 +8,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -29,6 +30,9 @@ SPEC_LINE = re.compile(r"spec: (?P<root>.+) \((?P<origin>--spec-dir|PTXCONF_SPEC
                        r"sha256 (?P<sha256>[0-9a-f]{12}); (?P<known>\d+) known findings in "
                        r"(?P<findings>.+)\)")
 
+#: How the spec line names the findings file of the spec's own tree.
+OWN_FINDINGS = "its findings.yaml"
+
 #: The keys of the "spec" object a command's --json output carries (ptxconf.oracle.spec.identity).
 SPEC_KEYS = {"root", "origin", "sha256", "findings"}
 
@@ -39,7 +43,10 @@ def _split_spec_line(out: str) -> tuple[dict[str, str], str]:
     first, _, rest = out.partition("\n")
     found = SPEC_LINE.fullmatch(first)
     assert found is not None, f"stdout does not start with the spec line: {out[:400]!r}"
-    return found.groupdict(), rest
+    fields = found.groupdict()
+    if fields["findings"] == OWN_FINDINGS:  # the spec tree's own findings file, named short
+        fields["findings"] = str(Path(fields["root"]) / "findings.yaml")
+    return fields, rest
 
 
 @pytest.fixture
@@ -157,3 +164,10 @@ def _group_for_xdist(config: pytest.Config, items: list[pytest.Item]) -> None:
         if not names or nodeid.rfind("@") > nodeid.rfind("]") or not hasattr(item, "_id"):
             continue
         item._id = NodeId.parse(f"{nodeid}@{'_'.join(names)}")
+
+
+@pytest.fixture(autouse=True)
+def _piped_width(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test sees the width a piped command sees (120 columns, app/terminal.py): no
+    $COLUMNS (pytest-xdist's workers set it to 80); a test of another width sets its own."""
+    monkeypatch.delenv("COLUMNS", raising=False)

@@ -174,8 +174,10 @@ def identity_line(spec: Spec, ident: dict[str, str] | None = None) -> str:
     """The first line of a command's text output: which spec it used (`ident`: its `identity`,
     where the caller has it already; the hash reads every spec file)."""
     ident = identity(spec) if ident is None else ident
+    own = Path(ident["root"]) / FINDINGS_NAME
+    where = f"its {FINDINGS_NAME}" if Path(ident["findings"]) == own else ident["findings"]
     return (f"spec: {ident['root']} ({ident['origin']}, sha256 {ident['sha256'][:12]}; "
-            f"{len(spec.findings.by_case)} known findings in {ident['findings']})")
+            f"{len(spec.findings.by_case)} known findings in {where})")
 
 
 @contextlib.contextmanager
