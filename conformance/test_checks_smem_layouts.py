@@ -222,7 +222,7 @@ def test_figure_collision_past_the_columns(tmp_path: Path) -> None:
                        f"o {exact}")
     got = _run_module(smem, spec, "worked_example.injective[wgmma/worked_examples:fig168.MN.none.bf16]")
     expect_fields(got, Status.DISCREPANCY, "documents_disagree", first=[4, 0], second=[8, 0], offset=4,
-                  reproduce=f"ptxconf.oracle.algebra.notation.parse('{exact}')((4, 0)) == ...((8, 0))")
+                  explain=f"ptxconf explain layout '{exact}' --dtype bf16")
     expect_named(got, exact, "(4, 0) and (8, 0)", "offset 4", "k=2", "4 16-byte chunks", "none atom")
 
 

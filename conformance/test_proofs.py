@@ -105,7 +105,7 @@ def _run_reproduce(line: str) -> str:
 
 def _reproduced_collision(result: Result) -> bool:
     """The reproduce line prints two equal addresses."""
-    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce"]))
+    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce_python"]))
     return len(printed) == 2 and printed[0] == printed[1]
 
 
@@ -153,7 +153,7 @@ def test_broken_swizzle_is_refuted(tmp_path: Path) -> None:
     assert result.status is Status.DISCREPANCY
     assert "Swizzle<3,4,2> is not" in result.message
     assert "0x" in result.message
-    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce"]))
+    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce_python"]))
     cex = result.fields["counterexample"]
     if "y" in cex:  # two addresses with one image
         assert printed[0] == printed[1]
@@ -170,7 +170,7 @@ def test_broken_layout_is_refuted(tmp_path: Path) -> None:
     assert "never injective" in result.message
     assert "(mn 0, k 1: row 0, chunk 0) and (mn 1, k 0: row 1, chunk 0) both at 0x002" in (
         result.message)
-    assert str(spec.root) in result.fields["reproduce"]
+    assert str(spec.root) in result.fields["reproduce_python"]
     assert _reproduced_collision(result)
 
 
@@ -182,7 +182,7 @@ def test_wrong_repeat_bytes_is_a_discrepancy(tmp_path: Path) -> None:
     assert result.status is Status.DISCREPANCY
     assert "repeats every 512 B" in result.message
     assert "the table says 256 B" in result.message
-    swizzled, expected = _run_reproduce(result.fields["reproduce"]).split()
+    swizzled, expected = _run_reproduce(result.fields["reproduce_python"]).split()
     assert swizzled != expected
 
 

@@ -42,7 +42,7 @@ def test_bank_claim_of_the_unswizzled_k_major_layout() -> None:
     assert got.fields["proof_status"] == "proved"
     assert got.fields["statement"] == (
         "K_INTER: the 8 rows of a core-matrix column hit 8 distinct bank groups")
-    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    assert (got.fields["counterexample"], got.fields["reproduce_python"]) == (None, None)
     assert proof_facts(got) == {"unswizzled_conflict": None,
                                 "k": {"f16": 2, "tf32": 2, "e4m3": 2, "b1": 2}}
 
@@ -66,7 +66,7 @@ def test_bank_claim_of_k_sw32_names_the_unswizzled_conflict() -> None:
     base = facts["unswizzled_conflict"]
     assert isinstance(base, dict)
     assert got.message.endswith(f": {base['summary']}"), got.message
-    assert set(base) == {"summary", "dtype", "points", "bank_group", "reproduce"}
+    assert set(base) == {"summary", "dtype", "points", "bank_group", "reproduce_python"}
     assert base["dtype"] == "f16"
     p1, p2 = base["points"]
     assert (p1["row"], p2["row"]) == (0, 4)
@@ -83,7 +83,7 @@ def test_bank_claim_of_k_sw32_names_the_unswizzled_conflict() -> None:
         f"bank group {group} (start 0x0, LBO 0x0, SBO 0x0)")
     # the line prints each point's bank group: (start + offset in bytes) >> 4 (16-B groups)
     # mod 8 (32 banks of 4 B: 8 groups a 128-B line), for the layout without its swizzle
-    assert base["reproduce"] == (
+    assert base["reproduce_python"] == (
         'python -c "from ptxconf.oracle.spec import default_spec; from ptxconf.oracle.canonical '
         "import canonical_row, instantiate, row_swizzle, swizzled_offset; r = canonical_row("
         "default_spec(), 'K', '32B'); L = instantiate(r, 8, 2, 1, 0, 0); print([((0 + L(c) * 16 "

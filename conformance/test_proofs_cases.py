@@ -97,5 +97,5 @@ def test_a_lost_claim_is_unknown_with_its_statement(spec: Spec) -> None:
     got = execute(claim_case(claim, TIMEOUT_S, pool=_LostPool()))
     expect_fields(got, Status.UNKNOWN, "proof_lost", proof_status="unknown",
                   statement=f"{key}: the default stride is the leading dimension",
-                  counterexample=None, reproduce=None)
+                  counterexample=None, reproduce_python=None)
     assert "the proof worker (pid 1) died" in got.message, got.message

@@ -45,7 +45,7 @@ def test_layout_type_past_bit_63_is_refuted(tmp_path: Path) -> None:
     got = _prove(descriptors, spec, "proof.descriptor_range[wgmma/matrix_descriptor:layout_type]")
     assert (got.status, got.code) == (Status.FAIL, "refuted_oracle")
     assert got.fields["counterexample"] == {"proved_max": "0x1", "oracle_max": "0x3"}
-    assert got.fields["reproduce"] is None
+    assert got.fields["reproduce_python"] is None
 
 
 def test_overlapping_base_offset_names_the_field_it_overlaps(tmp_path: Path) -> None:
@@ -85,6 +85,6 @@ def test_start_alignment_is_16_bytes_of_an_18_bit_range() -> None:
                  "proof.start_alignment[wgmma/smem_alignment:wgmma.smem_operand_start]")
     expect_fields(got, Status.PASS, "ok", proof_status="proved", statement=(
         "wgmma_smem_operand: the start-address field represents exactly the 16-byte-aligned "
-        "addresses of its range"), counterexample=None, reproduce=None, facts={"queries": 1})
+        "addresses of its range"), counterexample=None, reproduce_python=None, facts={"queries": 1})
     for named in ("a % 16 == 0", "a < 2^18", "a >> 4 in 14 bits"):
         assert named in got.message, (named, got.message)

@@ -95,7 +95,7 @@ def test_roles_that_never_differ_name_the_last_grid_point(tmp_path: Path) -> Non
                        'layout: "((T,2,m),(8,k)):((1,T,2T),(2T,4T))"')
     got = _prove(distinguish, spec, f"proof.distinguish_mn_lbo_sbo_roles[{CANON}:MN_SW32.f16]")
     assert (got.status, got.code, got.fields["proof_status"]) == (Status.FAIL, "raised", "error")
-    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    assert (got.fields["counterexample"], got.fields["reproduce_python"]) == (None, None)
     expect_named(got, "MN_SW32", "(2, 2)")
 
 

@@ -45,7 +45,7 @@ def test_figure_166_matches_its_canonical_formula() -> None:
     got = _prove(examples, default_spec(), f"proof.example_matches_canonical[{FIG166}]")
     expect_fields(got, Status.PASS, "ok", proof_status="proved", statement=(
         f"Figure 166's exact layout equals Swizzle<0,4,3> o {K_INTER} at T=4, m=2, k=2, LBO=64, "
-        "SBO=32 (elements)"), counterexample=None, reproduce=None, facts={"queries": 1})
+        "SBO=32 (elements)"), counterexample=None, reproduce_python=None, facts={"queries": 1})
 
 
 def test_figure_166_with_a_wrong_lbo_stride_is_refuted(tmp_path: Path) -> None:
@@ -69,7 +69,7 @@ def test_figure_166_with_a_wrong_lbo_stride_is_refuted(tmp_path: Path) -> None:
     assert (cex["exact"], cex["formula"]) == (f"{exact:#05x}", f"{formula:#05x}")
     assert set(cex) == {"coordinate", "exact", "formula"}
     assert got.fields["proof_status"] == "refuted"
-    line_e, line_t = got.fields["reproduce"].split(" && ")
+    line_e, line_t = got.fields["reproduce_python"].split(" && ")
     assert "L = parse('Swizzle<0,4,3> o ((8,2),(4,4)):((4,32),(1,80))')" in line_e
     assert "L = instantiate(r, 4, 2, 2, 64, 32)" in line_t
 
@@ -82,7 +82,7 @@ def test_figure_166_without_an_lbo_is_refuted_before_any_query(tmp_path: Path) -
     expect_fields(got, Status.DISCREPANCY, "refuted", proof_status="refuted", statement=(
         "Figure 166's exact layout equals Swizzle<0,4,3> o ((8,m),(T,2k)):((1T,SBO),(1,LBO)) at "
         "T=4, m=2, k=2, LBO=None, SBO=32 (elements)"),
-        counterexample={"lbo_elems": None}, reproduce=None, facts={"queries": 0})
+        counterexample={"lbo_elems": None}, reproduce_python=None, facts={"queries": 0})
 
 
 # --- the exact layout is injective ----------------------------------------------------------------
@@ -94,7 +94,7 @@ def test_figure_166_exact_layout_is_injective() -> None:
     got = _prove(examples, default_spec(), f"proof.example_injective[{FIG166}]")
     expect_fields(got, Status.PASS, "ok", proof_status="proved",
                   statement=f"Figure 166's exact layout {FIG166_EXACT} is injective",
-                  counterexample=None, reproduce=None, facts={"queries": 1})
+                  counterexample=None, reproduce_python=None, facts={"queries": 1})
     assert "256 coordinates" in got.message, got.message
 
 
@@ -121,7 +121,7 @@ def test_figure_166_with_an_overlapping_stride_is_refuted(tmp_path: Path) -> Non
     assert got.fields["counterexample"] == {"summary": summary, "points": points}
     assert got.fields["proof_status"] == "refuted"
     coords = ", ".join(f"({p['mn']}, {p['k']})" for p in points)
-    assert got.fields["reproduce"] == (
+    assert got.fields["reproduce_python"] == (
         'python -c "from ptxconf.oracle.algebra import parse; from ptxconf.oracle.canonical '
         f"import swizzled_offset; L = parse('{FIG166_OVERLAPPING}'); print([hex(swizzled_offset("
         f"L.outer(c), 32, L.inner, 'bytes')) for c in [{coords}]])\"")
@@ -145,6 +145,6 @@ def test_an_oracle_disagreeing_with_the_collision_names_the_figure(
     assert (got.status, got.code, fields) == (Status.FAIL, "raised", {
         "proof_status": "error",
         "statement": f"Figure 166's exact layout {FIG166_OVERLAPPING} is injective",
-        "counterexample": None, "reproduce": None})
+        "counterexample": None, "reproduce_python": None})
     for named in ("AssertionError", FIG166, "[64, 64]", "[0, 0]"):
         assert named in got.message, (named, got.message)

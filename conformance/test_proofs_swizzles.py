@@ -45,7 +45,7 @@ def test_period_block_of_k_sw128() -> None:
     got = _prove(swizzles, default_spec(), f"proof.swizzle_period_block[{CANON}:K_SW128]")
     expect_fields(got, Status.PASS, "ok", proof_status="proved",
                   statement="Swizzle<3,4,3> maps each aligned period block onto itself",
-                  counterexample=None, reproduce=None,
+                  counterexample=None, reproduce_python=None,
                   facts={"queries": 21, "period": 1024, "least_period": 1024, "smallest_block": 128})
 
 
@@ -61,7 +61,7 @@ def test_period_block_whose_smallest_block_is_half_the_period(tmp_path: Path) ->
     got = _prove(swizzles, spec, "proof.swizzle_period_block[cutedsl/atom_selection:SW32]")
     expect_fields(got, Status.PASS, "ok", proof_status="proved",
                   statement="Swizzle<1,4,1> maps each aligned period block onto itself",
-                  counterexample=None, reproduce=None,
+                  counterexample=None, reproduce_python=None,
                   facts={"queries": 15, "period": 64, "least_period": 64, "smallest_block": 32})
 
 
@@ -89,5 +89,5 @@ def test_a_wrong_stated_period_is_refuted_with_both_periods(tmp_path: Path) -> N
     got = _prove(swizzles, spec, "proof.swizzle_period_block[cutedsl/worked_examples:period.S143]")
     expect_fields(got, Status.DISCREPANCY, "refuted", proof_status="refuted",
                   statement="Swizzle<1,4,3> maps each aligned period block onto itself",
-                  counterexample={"period_units": 128, "least_period": 256}, reproduce=None,
+                  counterexample={"period_units": 128, "least_period": 256}, reproduce_python=None,
                   facts={"queries": 11})

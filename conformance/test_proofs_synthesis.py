@@ -101,7 +101,7 @@ def test_the_mn_interleaved_tile_is_read_by_its_synthesised_descriptor(spec: Spe
                       "layout": MN_INTER_F16, "swizzle": "none", "lbo": 128, "sbo": 256,
                       "k_block_step": None, "descriptors": {"0,0": MN_INTER_DESC},
                       "repeat_bytes": 16}}},
-                  counterexample=None, reproduce=None)
+                  counterexample=None, reproduce_python=None)
     assert "(1 in all)" in got.message, got.message
 
 
@@ -148,7 +148,7 @@ def test_the_mn_32b_tile_is_read_with_the_swizzle_on_bytes(spec: Spec) -> None:
                       "k_block_step": None,
                       "descriptors": {"0,0": f"{3 << 62 | 16 << 32 | 32 << 16:#018x}"},
                       "repeat_bytes": 256}}},
-                  counterexample=None, reproduce=None)
+                  counterexample=None, reproduce_python=None)
 
 
 def test_a_tile_with_no_element_is_a_vacuous_proof_not_a_pass(spec: Spec) -> None:

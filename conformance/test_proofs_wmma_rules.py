@@ -93,7 +93,7 @@ def test_documented_fragment_size_gives_stride_one_single_start(spec: Spec) -> N
         assert named in got.message, (named, got.message)
     assert got.fields["proof_status"] == "proved"
     assert got.fields["statement"] == _statement(key, "align")
-    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    assert (got.fields["counterexample"], got.fields["reproduce_python"]) == (None, None)
     assert got.fields["facts"]["count"] == 16
     assert set(got.fields["facts"]) == {"queries", "count"}
 
@@ -134,7 +134,7 @@ def test_a_single_row_refutes_every_start_implies_rule(one_row_spec: Spec) -> No
     assert cex["p"] == hex(p)
     assert got.message.startswith(f"{key} f64: "), got.message
     assert got.message.endswith(summary), got.message
-    assert got.fields["reproduce"] == (
+    assert got.fields["reproduce_python"] == (
         'python -c "from ptxconf.oracle.wmma import check_alignment; '
         f'print(check_alignment({p:#x}, {stride}, 64, {f}, 1))"')
     assert got.fields["statement"] == _statement(key, "align")
@@ -151,7 +151,7 @@ def test_default_stride_of_a_column_major_b_is_its_rows(spec: Spec) -> None:
     for named in ("(16,32):(1,16)", "[0, 512)", "stride 16", "rows of the 16x32 B"):
         assert named in got.message, (named, got.message)
     assert got.fields["statement"] == _statement(key, "stride")
-    assert (got.fields["counterexample"], got.fields["reproduce"]) == (None, None)
+    assert (got.fields["counterexample"], got.fields["reproduce_python"]) == (None, None)
     assert got.fields["facts"]["stride_elems"] == 16
     assert set(got.fields["facts"]) == {"queries", "stride_elems"}
 
@@ -176,7 +176,7 @@ def test_a_stride_past_the_leading_dimension_leaves_gaps(one_row_spec: Spec) -> 
     for named in ("stride 8", "(0, 1) lands at 8 >= 1x4"):
         assert named in got.message, (named, got.message)
     assert got.fields["counterexample"] == {"element": (0, 1), "offset": 8}
-    assert got.fields["reproduce"] == (
+    assert got.fields["reproduce_python"] == (
         'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((1, 4), (1, 8)); '
         'print([L(c) for c in [(0, 1)]])"')
     assert got.fields["statement"] == _statement(key, "stride")
@@ -198,7 +198,7 @@ def test_a_stride_below_the_leading_dimension_overlaps(tmp_path: Path) -> None:
     assert got.fields["counterexample"] == {"elements": [a, b], "offset": 3}
     for named in ("stride 3", f"{a} and {b}", "offset 3"):
         assert named in got.message, (named, got.message)
-    assert got.fields["reproduce"] == (
+    assert got.fields["reproduce_python"] == (
         'python -c "from ptxconf.oracle.algebra import Layout; L = Layout((8, 4), (3, 1)); '
         f'print([L(c) for c in [{a}, {b}]])"')
     assert got.fields["statement"] == _statement(key, "stride")

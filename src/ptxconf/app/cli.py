@@ -184,6 +184,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.app.progress import progress
     from ptxconf.app.report import check_writable, write_reports
+    from ptxconf.app.reproduce import with_reproduce
     from ptxconf.app.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
     from ptxconf.app.text_report import text_summary
     from ptxconf.core.results import Status, result_digest, summarize
@@ -218,7 +219,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         meta["seconds"] = round(time.perf_counter() - start, 3)
         meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
                               "completed": len(completed),
-                              "digests": {r.id: result_digest(r) for r in completed}}
+                              # of each result as results.json holds it (its reproduce lines)
+                              "digests": {r.id: result_digest(with_reproduce(r, spec))
+                                          for r in completed}}
         try:
             write_reports(out_dir, completed, meta, spec)
         except OSError as err:  # a full disk: say so, and still end as interrupted
@@ -346,12 +349,18 @@ def cmd_prove(args: argparse.Namespace) -> int:
     finally:
         for close in closers:
             close()
+    from ptxconf.app.reproduce import with_reproduce
+
+    results = [with_reproduce(r, spec) for r in results]
     for r in results:
         rows.append({"id": r.id, "claim": r.check,
                      "status": r.fields.get("proof_status", r.status.value),
                      "result": r.status.value, "code": r.code,
                      "counterexample": r.fields.get("counterexample"),
-                     "reproduce": r.fields.get("reproduce"), "finding": r.fields.get("finding"),
+                     "reproduce": r.fields.get("reproduce"),
+                     "reproduce_also": r.fields.get("reproduce_also", []),
+                     "reproduce_python": r.fields.get("reproduce_python"),
+                     "finding": r.fields.get("finding"),
                      "seconds": round(r.seconds, 4), "cached": bool(r.fields.get("cached")),
                      "message": r.message})
     if args.only and not rows:

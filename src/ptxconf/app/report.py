@@ -19,7 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxconf.app.report_html import html_report, markdown_summary
+from ptxconf.app.report_html import html_report, load_report_spec, markdown_summary
 from ptxconf.core.atomic import write_atomic
 from ptxconf.core.interrupts import blocked
 from ptxconf.core.results import SCHEMA_VERSION, Result, Status, dumps, summarize
@@ -32,7 +32,12 @@ def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
                   spec: Spec | None = None) -> list[Path]:
     """Write results.json, junit.xml, report.html, summary.md and codequality.json; return their
     paths in that order. `spec`: the run's spec where the caller has it (the report draws from
-    it, and junit.xml and codequality.json name its rows)."""
+    it, and junit.xml and codequality.json name its rows). Every result is written with its
+    `ptxconf` reproduce lines (ptxconf.app.reproduce)."""
+    from ptxconf.app.reproduce import with_reproduce
+
+    spec = spec if spec is not None else load_report_spec(meta)
+    results = [with_reproduce(r, spec) for r in results]
     texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta, spec),
              "report.html": html_report(results, meta, spec),
              "summary.md": markdown_summary(results, meta),

@@ -5,6 +5,7 @@ cuBLAS transpose table against each other and against CUTLASS's atom-name letter
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterator
 from functools import partial
 
@@ -406,7 +407,7 @@ def _fig_injective(fig: WorkedExample) -> str:
             f"Figure {fig.figure}'s exact layout {exact} maps (mn,k)={a} and {b} to element "
             f"offset {off}: not injective (its k={fig.k} spans {2 * fig.k} 16-byte chunks per row, "
             f"wider than the {fig.swizzle} atom)", first=list(a), second=list(b), offset=off,
-            reproduce=f"ptxconf.oracle.algebra.notation.parse('{exact_text}')({a}) == ...({b})")
+            explain=f"ptxconf explain layout {shlex.quote(exact_text)} --dtype {fig.dtype}")
     return f"injective over {exact.size()} elements"
 
 

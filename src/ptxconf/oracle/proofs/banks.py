@@ -95,7 +95,7 @@ def _describe(op: Operand, form: BitForm, hit: z3.ModelRef, parts: Any) -> dict[
     line = _reproduce(op, form, [p.mode_coords for p in pts], value(hit, start),
                       value(hit, off.lbo_bytes), value(hit, off.sbo_bytes), k)
     return {"summary": text, "dtype": op.dtype, "points": [p.as_dict() for p in pts],
-            "bank_group": groups[0], "reproduce": line}
+            "bank_group": groups[0], "reproduce_python": line}
 
 
 def _reproduce(op: Operand, form: BitForm, coords: list[tuple[int, ...]], start: int,
@@ -131,7 +131,7 @@ def conflict_free(spec: Spec, row: CanonicalLayout) -> Claim:
             hit, parts = _conflict(prover, op, op.form, k)
             if hit is not None:
                 cex = _describe(op, op.form, hit, parts)
-                raise Refuted(f"{row.id} {dtype}: {cex['summary']}", cex, cex.pop("reproduce"))
+                raise Refuted(f"{row.id} {dtype}: {cex['summary']}", cex, cex.pop("reproduce_python"))
             if baseline is None and op.form.swizzle is not None:
                 plain = op.form.unswizzled()
                 hit, parts = _conflict(prover, op, plain, k)

@@ -3,8 +3,11 @@
 Status mapping: proved -> PASS; refuted -> DISCREPANCY when the claim is about a documented
 fact (a table, a figure, a formula), FAIL when it is about the oracle itself; unknown -> UNKNOWN
 (never passes). A body that raises (the encoding disagreeing with the oracle, a malformed row)
-is FAIL with proof_status "error". Fields carry proof_status, counterexample, reproduce, the
-statement proved, the facts found, and for an expected refutation its explanation (finding).
+is FAIL with proof_status "error". Fields carry proof_status, counterexample, reproduce_python
+(a one-line Python call printing the counterexample's addresses; `reproduce` where the line is a
+`ptxconf` command; a report adds the `ptxconf` commands, ptxconf.app.reproduce), the statement
+proved, the facts found, and for an expected
+refutation its explanation (finding).
 """
 
 from __future__ import annotations
@@ -28,9 +31,11 @@ PROVIDER = "proofs"
 def outcome_of(claim: Claim, pr: ProofResult) -> Outcome:
     """A proof's result as an outcome: proved -> PASS; refuted -> DISCREPANCY (a documented
     claim) or FAIL (a claim about the oracle); unknown -> UNKNOWN."""
+    line = pr.reproduce or None
+    # a `ptxconf ...` line (synthesis: `ptxconf explain layout`) is a command; others are Python
+    where = "reproduce" if line is not None and line.startswith("ptxconf ") else "reproduce_python"
     fields = {"proof_status": pr.status, "statement": pr.statement,
-              "counterexample": pr.counterexample, "reproduce": pr.reproduce or None,
-              "facts": pr.details}
+              "counterexample": pr.counterexample, where: line, "facts": pr.details}
     return _verdict(claim, pr.status, pr.reason, fields)
 
 
@@ -113,7 +118,7 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
                 except ProofLost as lost:
                     return Outcome(Status.UNKNOWN, "proof_lost", f"unknown: {lost}",
                                    {"proof_status": "unknown", "statement": claim.statement,
-                                    "counterexample": None, "reproduce": None})
+                                    "counterexample": None, "reproduce_python": None})
             else:
                 proved = prove(claim, timeout_s=timeout_s)
             out = outcome_of(claim, proved)
@@ -134,7 +139,7 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
         except Exception as exc:  # noqa: BLE001 - one broken claim must not stop the others
             return Outcome(Status.FAIL, "raised", f"proof raised {type(exc).__name__}: {exc}",
                            {"proof_status": "error", "statement": claim.statement,
-                            "counterexample": None, "reproduce": None,
+                            "counterexample": None, "reproduce_python": None,
                             "seconds": time.perf_counter() - start})
 
     return case(f"proof.{claim.name}", claim.key, body, PROVIDER)

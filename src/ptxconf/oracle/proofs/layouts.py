@@ -265,7 +265,7 @@ def outside_example(prover: Prover, op: Operand, m: int, k: int) -> dict[str, An
     v1, v2 = (tuple(value(model, c) for c in cs) for cs in cond.pair[:2])
     cex, line = op.report(prover.encoder(), v1, v2, m, k, value(model, cond.off.lbo_bytes),
                           value(model, cond.off.sbo_bytes))
-    return {**cex, "reproduce": line}
+    return {**cex, "reproduce_python": line}
 
 
 def _showcase(op: Operand, kmax: int) -> tuple[int, int]:
