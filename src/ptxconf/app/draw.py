@@ -2,9 +2,14 @@
 PTX ISA's layout figures, and in the terminal by ptxconf.app.terminal.
 
 Every picture is a `Grid`: row and column labels, one `Cell` (text and a colour group) per
-position, an optional mark (a differing cell), a legend. Builders turn oracle answers into
-grids: a shared-memory operand coloured by 16-byte chunk or by bank, a fragment map as thread x
-register, a mismatch as expected and observed side by side, a device matrix.
+position, an optional mark (a differing cell; `related`: a dashed one, the same kind of cell
+as the marked ones), a legend. Builders turn oracle answers into grids: a shared-memory operand
+coloured by 16-byte chunk or by bank, a fragment map as thread x register, a mismatch as
+expected and observed side by side, a device matrix.
+
+Pictures in a report are bounded (`MAX_WIDTH_PX`, `MAX_HEIGHT_PX`): `fit` keeps the rows and
+columns around the cells that matter (a gap `…` where some are left out) and `page_svg` draws
+the result compactly (one path per colour, the marks as rectangles that name their cell).
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ class Cell:
     group: int | None = None
     marked: bool = False
     mark: str = ""
+    related: bool = False
 
     @property
     def symbol(self) -> str:
@@ -205,5 +211,222 @@ def to_svg(grid: Grid, *, cell_px: int = 0) -> str:
     return str(d.as_svg())
 
 
-__all__ = ["MARK_SYMBOL", "Cell", "Grid", "device_matrix", "fragment_grid", "fragment_owner_grid",
-           "mismatch_grids", "smem_grid", "to_svg"]
+# --- bounded pictures for a page ----------------------------------------------------------------
+
+#: The largest picture a report holds, in CSS pixels (a laptop screen: no sideways scrolling).
+MAX_WIDTH_PX = 1200
+MAX_HEIGHT_PX = 900
+#: Label text and cell geometry of `page_svg` (10 px monospace: about 6 px a character).
+CHAR_PX = 6.1
+ROW_PX = 16
+TOP_PX = 24
+GAP = "…"
+#: The most cells a picture holds (each is about 60 bytes of SVG: a picture stays under 100 KB).
+MAX_CELLS = 480
+#: Marked cells drawn one rectangle each, naming its cell; more are one path.
+MAX_NAMED_MARKS = 64
+#: How wide a picture's title alone may make it (longer titles wrap).
+TEXT_PX = 720
+
+
+def _cell_px(grid: Grid) -> int:
+    longest = max([len(c.text) for row in grid.cells for c in row] + [len(c) for c in grid.cols]
+                  + [1])
+    return max(14, round(CHAR_PX * longest + 7))
+
+
+def _label_px(grid: Grid) -> int:
+    corner = f"{grid.row_axis} \\ {grid.col_axis}" if grid.row_axis or grid.col_axis else ""
+    return round(CHAR_PX * max([len(r) for r in grid.rows] + [len(corner), 2]) + 10)
+
+
+def _picked(n: int, focus: Sequence[int], budget: int) -> list[int]:
+    """Which of n indices to keep within `budget` slots (a gap between kept runs takes one):
+    every index where n fits, else runs grown evenly around the focus (the first index when
+    there is none)."""
+    if n <= budget:
+        return list(range(n))
+    centres = sorted({f for f in focus if 0 <= f < n}) or [0]
+    if len(centres) > budget // 3:  # too many to show around each: from the first on
+        centres = centres[:1]
+
+    def cost(kept: set[int]) -> int:
+        idx = sorted(kept)
+        gaps = sum(1 for a, b in zip(idx, idx[1:], strict=False) if b > a + 1)
+        return len(idx) + gaps + (idx[0] > 0) + (idx[-1] < n - 1)
+
+    kept = set(centres)
+    for radius in range(1, n):
+        grown = set(kept)
+        for c in centres:
+            grown.update(range(max(0, c - radius), min(n, c + radius + 1)))
+        if cost(grown) > budget:
+            # one side more where only one fits: the side after each centre (rows and columns
+            # read forwards from the cell that matters)
+            for c in centres:
+                more = set(kept) | set(range(c, min(n, c + radius + 1)))
+                if cost(more) <= budget:
+                    kept = more
+            break
+        kept = grown
+    return sorted(kept)
+
+
+def window(grid: Grid, rows: Sequence[int], cols: Sequence[int]) -> Grid:
+    """The grid's `rows` x `cols` (sorted indices), a `…` row or column where some are left
+    out (before, between and after the kept ones)."""
+    def with_gaps(idx: Sequence[int], n: int) -> list[int | None]:
+        out: list[int | None] = []
+        prev = -1
+        for i in idx:
+            if i > prev + 1:
+                out.append(None)
+            out.append(i)
+            prev = i
+        if prev < n - 1:
+            out.append(None)
+        return out
+
+    rr = with_gaps(rows, len(grid.rows))
+    cc = with_gaps(cols, len(grid.cols))
+    blank = Cell("")
+    cells = tuple(tuple(blank if i is None or j is None else grid.cells[i][j] for j in cc)
+                  for i in rr)
+    return Grid(grid.title, tuple(GAP if i is None else grid.rows[i] for i in rr),
+                tuple(GAP if j is None else grid.cols[j] for j in cc), cells, grid.row_axis,
+                grid.col_axis, grid.legend, grid.notes)
+
+
+def _marked(grids: Sequence[Grid]) -> list[tuple[int, int]]:
+    return [(i, j) for g in grids for i, row in enumerate(g.cells) for j, c in enumerate(row)
+            if c.marked]
+
+
+def _cut(grid: Grid, focus: Sequence[tuple[int, int]], max_width_px: int,
+         max_height_px: int) -> tuple[list[int], list[int]] | None:
+    """The row and column indices `fit` keeps, or None where the whole grid fits."""
+    cols_fit = max((max_width_px - _label_px(grid) - 8) // _cell_px(grid), 3)
+    foot = ROW_PX * (2 + len(grid.notes) + 1)
+    rows_fit = max(min((max_height_px - TOP_PX - foot - 40) // ROW_PX,
+                       MAX_CELLS // min(cols_fit, len(grid.cols))), 3)
+    rows = _picked(len(grid.rows), [f[0] for f in focus], rows_fit)
+    cols = _picked(len(grid.cols), [f[1] for f in focus], cols_fit)
+    if len(rows) == len(grid.rows) and len(cols) == len(grid.cols):
+        return None
+    return rows, cols
+
+
+def _shown(grid: Grid, rows: Sequence[int], cols: Sequence[int]) -> str:
+    shown = []
+    if len(rows) < len(grid.rows):
+        shown.append(f"{len(rows)} of {len(grid.rows)} {grid.row_axis or 'rows'}")
+    if len(cols) < len(grid.cols):
+        shown.append(f"{len(cols)} of {len(grid.cols)} {grid.col_axis or 'columns'}")
+    return f"shown: {', '.join(shown)} ({GAP}: left out)"
+
+
+def fit(grid: Grid, focus: Sequence[tuple[int, int]] = (), *, max_width_px: int = MAX_WIDTH_PX,
+        max_height_px: int = MAX_HEIGHT_PX) -> Grid:
+    """The grid cut to fit `page_svg` within the bounds: the rows and columns around `focus`
+    ((row, col) indices; the marked cells where none is given), `…` where some are left out,
+    and a note naming how much is shown."""
+    return fit_together([grid], focus, max_width_px=max_width_px, max_height_px=max_height_px)[0]
+
+
+def fit_together(grids: Sequence[Grid], focus: Sequence[tuple[int, int]] = (), *,
+                 max_width_px: int = MAX_WIDTH_PX, max_height_px: int = MAX_HEIGHT_PX
+                 ) -> list[Grid]:
+    """`fit` for grids of one shape drawn side by side (expected and observed): the same rows
+    and columns of each, chosen for the one with the widest cells."""
+    widest = max(grids, key=_cell_px)
+    cut = _cut(widest, focus or _marked(grids), max_width_px, max_height_px)
+    if cut is None:
+        return list(grids)
+    rows, cols = cut
+    note = _shown(widest, rows, cols)
+    return [Grid(w.title, w.rows, w.cols, w.cells, w.row_axis, w.col_axis, w.legend, (*w.notes, note))
+            for w in (window(g, rows, cols) for g in grids)]
+
+
+def _wrap(text: str, width_px: float) -> list[str]:
+    import textwrap
+
+    return textwrap.wrap(text, max(int(width_px / CHAR_PX), 20)) or [""]
+
+
+def page_svg(grid: Grid) -> str:
+    """The grid as one compact inline <svg> (no XML prolog): one path per colour group, grid
+    lines as one path, each marked cell a rectangle naming its cell (`data-at="row,col"` by
+    label; `class="mark"`, or `"related"` dashed), texts escaped. Title, legend and notes wrap
+    to the picture's width, at most MAX_WIDTH_PX (`fit` a grid first)."""
+    from html import escape
+
+    cw, lw = _cell_px(grid), _label_px(grid)
+    ncols, nrows = len(grid.cols), len(grid.rows)
+    cells_w = lw + cw * ncols + 8
+    # as wide as the cells, the title (up to TEXT_PX) or 320 px; legend and notes wrap to it
+    width = min(max(cells_w, min(round(len(grid.title) * CHAR_PX * 1.2) + 12, TEXT_PX), 320),
+                MAX_WIDTH_PX)
+    if cells_w > width:
+        raise ValueError(f"{grid.title}: {ncols} columns of {cw} px do not fit {MAX_WIDTH_PX} px; "
+                         "fit() it first")
+    title = _wrap(grid.title, (width - 8) * 0.85)
+    top = TOP_PX + 15 * len(title)
+    foot = [line for t in (grid.legend, *grid.notes) if t for line in _wrap(t, width - 8)]
+    height = top + ROW_PX * nrows + 8 + 15 * len(foot) + 4
+    out = [f'<svg class="pic" role="img" xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{height}" viewBox="0 0 {width} {height}" font-family="monospace" '
+           f'font-size="10"><title>{escape(grid.title)}</title>'
+           f'<rect width="{width}" height="{height}" fill="#fff"/>']
+    out.append('<g font-size="12" font-weight="bold">' + "".join(
+        f'<text x="4" y="{14 + 15 * i}">{escape(t)}</text>' for i, t in enumerate(title)) + "</g>")
+    corner = f"{grid.row_axis} \\ {grid.col_axis}" if grid.row_axis or grid.col_axis else ""
+    labels = [f'<text x="4" y="{top - 5}">{escape(corner)}</text>'] if corner else []
+    labels += [f'<text x="{lw + j * cw + cw / 2:g}" y="{top - 5}" text-anchor="middle">'
+               f"{escape(c)}</text>" for j, c in enumerate(grid.cols)]
+    labels += [f'<text x="{lw - 5}" y="{top + i * ROW_PX + 12}" text-anchor="end">{escape(r)}</text>'
+               for i, r in enumerate(grid.rows)]
+    out.append('<g fill="#555">' + "".join(labels) + "</g>")
+    fills: dict[int, list[str]] = {}
+    for i, row in enumerate(grid.cells):
+        j = 0
+        while j < len(row):  # a run of one colour is one rectangle
+            group, run = row[j].group, 1
+            while j + run < len(row) and row[j + run].group == group:
+                run += 1
+            if group is not None:
+                fills.setdefault(group % len(PALETTE), []).append(
+                    f"M{lw + j * cw} {top + i * ROW_PX}h{cw * run}v{ROW_PX}h-{cw * run}z")
+            j += run
+    out += [f'<path fill="{PALETTE[g]}" d="{"".join(d)}"/>' for g, d in sorted(fills.items())]
+    lines = [f"M{lw} {top + i * ROW_PX}h{cw * ncols}" for i in range(nrows + 1)]
+    lines += [f"M{lw + j * cw} {top}v{ROW_PX * nrows}" for j in range(ncols + 1)]
+    out.append(f'<path fill="none" stroke="#aaa" stroke-width=".5" d="{"".join(lines)}"/>')
+    out.append('<g text-anchor="middle">' + "".join(  # a row a group: its cells name x only
+        f'<g transform="translate(0 {top + i * ROW_PX + 12})">' + "".join(
+            f'<text x="{lw + j * cw + cw // 2}">{escape(c.text)}</text>'
+            for j, c in enumerate(row) if c.text) + "</g>"
+        for i, row in enumerate(grid.cells)) + "</g>")
+    for kind, style in (("related", 'stroke-width="1.2" stroke-dasharray="3 2"'),
+                        ("mark", 'stroke-width="2.5"')):
+        at = [(i, j) for i, row in enumerate(grid.cells) for j, c in enumerate(row)
+              if (c.marked if kind == "mark" else c.related and not c.marked)]
+        if len(at) > MAX_NAMED_MARKS:  # one path, counted
+            d = "".join(f"M{lw + j * cw} {top + i * ROW_PX}h{cw}v{ROW_PX}h-{cw}z" for i, j in at)
+            out.append(f'<path class="{kind}" data-count="{len(at)}" fill="none" stroke="{MARK}" '
+                       f'{style} d="{d}"/>')
+        elif at:
+            out.append(f'<g fill="none" stroke="{MARK}" {style}>' + "".join(
+                f'<rect class="{kind}" data-at="{escape(grid.rows[i])},{escape(grid.cols[j])}" '
+                f'x="{lw + j * cw}" y="{top + i * ROW_PX}" width="{cw}" height="{ROW_PX}"/>'
+                for i, j in at) + "</g>")
+    y = top + ROW_PX * nrows + 8
+    out.append('<g fill="#333">' + "".join(
+        f'<text x="4" y="{y + 11 + 15 * i}">{escape(t)}</text>' for i, t in enumerate(foot))
+        + "</g></svg>")
+    return "".join(out)
+
+
+__all__ = ["MARK_SYMBOL", "MAX_HEIGHT_PX", "MAX_WIDTH_PX", "Cell", "Grid", "device_matrix", "fit",
+           "fit_together", "fragment_grid", "fragment_owner_grid", "mismatch_grids", "page_svg",
+           "smem_grid", "to_svg", "window"]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.report_pictures import PictureRef, Pictures, diffs, layout_key, oracle_commands
+from ptxconf.app.reproduce import also_commands, check_command, with_reproduce
 from ptxconf.core.cases import CODES
 from ptxconf.core.results import Result, Status, summarize
 
@@ -78,7 +79,9 @@ def provider_of(result: Result) -> str:
 
 @dataclass(frozen=True)
 class SpecLink:
-    """Where a spec row is: its file and line, and the document anchor it cites."""
+    """Where a spec row is: its file (relative to the spec folder, `spec/<file>` in the
+    checkout) and line, the row's text as the file holds it (embedded in the page: a link is
+    to `#spec-<key>`, never to a file), and the document anchor it cites."""
 
     key: str
     file: str
@@ -89,6 +92,7 @@ class SpecLink:
     anchor_text: str
     anchor_href: str | None
     label: str  # short: the row's cited table/figure, else the section or anchor
+    text: str = ""
 
 
 def load_report_spec(meta: Mapping[str, Any]) -> Spec | None:
@@ -109,9 +113,44 @@ def spec_index(spec: Spec | None) -> dict[str, SpecLink]:
     return {} if spec is None else _links(spec)
 
 
+#: Longest row text embedded in a report (a longer row is cut, its file and line named).
+MAX_ROW_CHARS = 800
+
+
+def row_texts(root: Path, file: str, lines: list[int]) -> dict[int, str]:
+    """The text of the rows starting at `lines` of a spec file: the row's line, and where it is
+    a block (`- id: ...` then indented keys) the lines indented under it."""
+    try:
+        text = (root / file).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return {}
+    out = {}
+    for n in lines:
+        if not 0 < n <= len(text):
+            continue
+        first = text[n - 1]
+        indent = len(first) - len(first.lstrip(" -"))
+        block = [first]
+        for line in text[n:]:
+            if line.strip() and len(line) - len(line.lstrip(" ")) < indent:
+                break
+            if line.lstrip().startswith("- ") and len(line) - len(line.lstrip(" ")) < indent:
+                break
+            block.append(line)
+        while block and not block[-1].strip():
+            block.pop()
+        row = "\n".join(block)
+        out[n] = row if len(row) <= MAX_ROW_CHARS else row[:MAX_ROW_CHARS] + " …"
+    return out
+
+
 def _links(spec: Spec) -> dict[str, SpecLink]:
     out: dict[str, SpecLink] = {}
-    root = Path(spec.root).resolve()
+    root = Path(spec.root)
+    by_file: dict[str, list[int]] = {}
+    for row in spec.rows:
+        by_file.setdefault(row.file, []).append(row.line)
+    texts = {f: row_texts(root, f, lines) for f, lines in by_file.items()}
     for row in spec.rows:
         src = row.source
         document = getattr(src, "document", "") or ""
@@ -126,9 +165,14 @@ def _links(spec: Spec) -> dict[str, SpecLink]:
         cite = cite if len(cite) <= 60 else cite[:57] + "..."
         text = " · ".join(x for x in (document, getattr(src, "section", "") if href else anchor, cite) if x)
         label = cite or (getattr(src, "section", "") if href else anchor) or document
-        out[row.key] = SpecLink(row.key, row.file, row.line, (root / row.file).as_uri(), document,
-                                anchor, text, href, label)
+        out[row.key] = SpecLink(row.key, row.file, row.line, f"#{spec_anchor(row.key)}", document,
+                                anchor, text, href, label, texts[row.file].get(row.line, ""))
     return out
+
+
+def spec_anchor(key: str) -> str:
+    """The HTML id of an embedded spec row: `spec-<key>` (keys hold no whitespace)."""
+    return "spec-" + re.sub(r"\s", "_", key)
 
 
 def spec_links(key: str, index: Mapping[str, SpecLink]) -> list[SpecLink]:
@@ -256,6 +300,8 @@ class CaseView:
     small_fields: str = ""
     fields_note: str = ""
     pictures: list[PictureRef] = field(default_factory=list)
+    reproduce: str = ""
+    reproduce_also: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -270,6 +316,8 @@ class FamilyView:
     device: str
     seconds: float
     pictures: list[tuple[PictureRef, list[str]]] = field(default_factory=list)
+    #: How many of its cases have fields too large to show (they are in results.json).
+    big_fields: int = 0
 
     @property
     def dom_id(self) -> str:
@@ -354,7 +402,8 @@ def _view(r: Result, links: Mapping[str, SpecLink], anchors: set[str] | None = N
             anchor = f"{base}~{n}"
         anchors.add(anchor)
     return CaseView(r, anchor, provider_of(r), meaning,
-                    spec_links(case_key(r), links), _short_device(r.device))
+                    spec_links(case_key(r), links), _short_device(r.device),
+                    reproduce=str(r.fields.get("reproduce") or check_command(r)))
 
 
 @functools.cache
@@ -377,10 +426,12 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None =
         return _plain_page(results, meta, exc)
 
     spec = spec if spec is not None else load_report_spec(meta)
+    results = [with_reproduce(r, spec) for r in results]  # as results.json holds them
     links = spec_index(spec)
     pics = Pictures(spec)
     counts = summarize(results)
     anchors: set[str] = set()
+    references = pics.references()
 
     attention: list[CaseView] = []
     for status in EXPANDED:
@@ -388,9 +439,11 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None =
             if r.status is not status:
                 continue
             v = _view(r, links, anchors)
+            v.reproduce_also = also_commands(r)  # those its fields hold too
             v.finding = finding_of(r) if r.status is Status.DISCREPANCY or "finding" in r.fields else None
-            hidden = {"finding", "explanation"} if v.finding else set()
+            hidden = {"finding", "explanation", "reproduce", "reproduce_also"}
             v.fields = [(str(k), value_node(val)) for k, val in r.fields.items() if k not in hidden]
+            v.pictures = pics.case(r)
             for path, diff in diffs(r.fields):
                 v.pictures += pics.diff(r.id, path, diff)
             for cmd in dict.fromkeys(oracle_commands(r.fields)):
@@ -412,40 +465,46 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None =
             cases = []
             seen_layouts: set[str] = set()
             fam_pics: dict[str, tuple[PictureRef, list[str]]] = {}
+            big = 0
             for r in quiet:
                 v = _view(r, links, anchors)
-                if r.fields:
-                    text = json.dumps(r.fields, default=str)
+                own = {k: x for k, x in r.fields.items() if k not in ("reproduce", "reproduce_also")}
+                if own:
+                    text = json.dumps(own, default=str)
                     if len(text) < SMALL_FIELDS_CHARS:
-                        v.small_fields = _short_fields(r.fields)
+                        v.small_fields = _short_fields(own)
                     else:
-                        v.fields_note = f"fields: {len(text) / 1024:.1f} kB, in results.json"
+                        big += 1
                 if r.status is Status.PASS:
                     for cmd in list(oracle_commands(r.fields))[:1]:
                         layout = layout_key(cmd)
                         if layout is None or layout in seen_layouts:
                             continue
                         seen_layouts.add(layout)
-                        ref = pics.oracle(r.id, cmd, text=not cmd.startswith("ptxconf oracle smem"))
+                        # a shared-memory layout links to its reference picture
+                        ref = (pics.reference(layout) if cmd.startswith("ptxconf oracle smem")
+                               else None) or pics.oracle(r.id, cmd)
                         if ref is not None:
                             fam_pics.setdefault(ref.picture.pid, (ref, []))[1].append(layout)
                 cases.append(v)
             devices = {r.device for r in quiet if r.device}
             fviews.append(FamilyView(fname, pname, cases, summarize(quiet), len(group) - len(quiet),
                                      _short_device(next(iter(devices))) if len(devices) == 1 else "",
-                                     sum(r.seconds for r in quiet), list(fam_pics.values())))
+                                     sum(r.seconds for r in quiet), list(fam_pics.values()), big))
         if fviews:
             provider_views.append(ProviderView(pname, fviews, summarize(
                 [c.r for f in fviews for c in f.cases])))
 
     main_meta, other_meta = _meta_rows(results, meta)
     tone, verdict = _verdict(counts, bool(meta.get("strict")), meta.get("incomplete"))
+    cited = {link.key: link for r in results for link in spec_links(case_key(r), links)}
     return template.render(
+        references=references, cited=sorted(cited.values(), key=lambda x: (x.file, x.line)),
         counts=counts, total=len(results), statuses=[s.value for s in ATTENTION],
         main_meta=main_meta, other_meta=other_meta, verdict=verdict, tone=tone,
         attention=attention, providers=provider_views,
         families=sorted({r.check for r in results}), provider_names=list(providers),
-        markup=_markup, ptx_isa_url=PTX_ISA_URL) + "\n"
+        markup=_markup, plain=_plain, ptx_isa_url=PTX_ISA_URL) + "\n"
 
 
 def _plain_page(results: list[Result], meta: Mapping[str, Any], why: Exception) -> str:
@@ -462,6 +521,14 @@ def _text(results: list[Result], meta: Mapping[str, Any]) -> str:
     from ptxconf.app.text_report import text_summary
 
     return text_summary(results, bool(meta.get("strict")))
+
+
+def _plain(text: str) -> Any:
+    """Text for an element's content: <, > and & escaped, quotes left as they are (a row's
+    `'<case id>'` need not be `&#39;` twice)."""
+    from markupsafe import Markup
+
+    return Markup(html.escape(text, quote=False))  # escaped on this line
 
 
 def _markup(svg: str) -> Any:

@@ -1,5 +1,9 @@
-"""The pictures of report.html: layouts an oracle command in a case's fields describes, and
-expected-versus-observed windows of a diff, drawn once each by ptxconf.app.draw and inlined as SVG."""
+"""The pictures of report.html, drawn once each by ptxconf.app.draw and inlined as SVG, each
+within the page's bounds (`draw.MAX_WIDTH_PX`, `MAX_HEIGHT_PX`, `MAX_CELLS`: large maps cut to
+the rows and columns around the cells that matter): a failure's or discrepancy's own picture
+(ptxconf.app.figures, figures_gpu), expected-versus-observed windows of a diff, the layouts an
+oracle command in a case's fields describes (shared-memory maps one cell a 16-byte chunk), and
+one reference picture per canonical shared-memory layout."""
 
 from __future__ import annotations
 
@@ -13,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ptxconf.app.draw import Grid
+    from ptxconf.core.results import Result
     from ptxconf.oracle.spec import Spec
 
-#: What a picture shows of a layout: the first rows (threads) and columns (registers).
+#: What a fragment picture shows: the first threads and registers.
 PICTURE_ROWS = 8
-PICTURE_COLS = 32
-PICTURE_REGS = 16
+PICTURE_REGS = 8
 
 
 @dataclass
@@ -130,103 +134,123 @@ def _window_cells(diff: Mapping[str, Any]) -> tuple[list[str], list[str], list[l
 
 #: SVG of every grid drawn in this process, by its full content: a report drawn while the run
 #: still goes on (`ptxconf.app.run`) leaves the final report only the pictures of later results.
-_DRAWN: dict[tuple[str, bool], str] = {}
+_DRAWN: dict[str, str] = {}
 
 
 class Pictures:
-    """Draws pictures once each (deduplicated by content), SVG inline from ptxconf.app.draw."""
+    """Draws pictures once each (deduplicated by content), bounded (`ptxconf.app.draw.fit`)
+    and inline (`page_svg`)."""
 
     def __init__(self, spec: Spec | None) -> None:
         self.spec = spec
         self.by_key: dict[str, Picture] = {}
+        self._references: list[tuple[str, PictureRef]] | None = None
 
-    def _add(self, grid: Grid, owner: str, caption: str, *, text: bool = True) -> PictureRef:
-        from ptxconf.app.draw import Cell, Grid, to_svg
+    def _add(self, grid: Grid, owner: str, caption: str, *, fitted: bool = False) -> PictureRef:
+        from ptxconf.app.draw import fit, page_svg
 
-        # Row labels padded to the corner label's width, so that `row \ col` clears column 0
-        # (SVG collapses the leading spaces; the labels stay right-aligned).
-        corner = -(-(6 * (len(grid.row_axis) + 3 + len(grid.col_axis)) - 4) // 7)
-        rows = tuple(r.rjust(corner) for r in grid.rows)
-        cells = grid.cells if text else tuple(tuple(Cell("", c.group, c.marked) for c in row)
-                                              for row in grid.cells)
-        legend = grid.legend if text else ""
-        grid = Grid(grid.title, rows, grid.cols, cells, grid.row_axis, grid.col_axis, legend, grid.notes)
-        content = repr((grid.rows, grid.cols, grid.cells, grid.legend))
+        grid = grid if fitted else fit(grid)
+        content = repr(grid)
         key = hashlib.sha256(content.encode()).hexdigest()
         if key in self.by_key:
             return PictureRef(self.by_key[key], False)
-        drawn = (repr(grid), text)
-        if drawn not in _DRAWN:  # drawn before in this process (a report made ahead): reused
-            svg = to_svg(grid, cell_px=0 if text else 16)
-            wide = max([len(grid.title) * 8 + 12] + [len(x) * 6 + 12 for x in (grid.legend, *grid.notes)])
-            _DRAWN[drawn] = compact_svg(svg, min_width=wide)
-        pic = Picture(f"pic-{len(self.by_key) + 1}", _DRAWN[drawn], caption, owner)
+        if content not in _DRAWN:  # drawn before in this process (a report made ahead): reused
+            _DRAWN[content] = page_svg(grid)
+        pic = Picture(f"pic-{len(self.by_key) + 1}", _DRAWN[content], caption, owner)
         self.by_key[key] = pic
         return PictureRef(pic, True)
 
+    def case(self, result: Result) -> list[PictureRef]:
+        """The pictures of a failure or discrepancy (`ptxconf.app.figures` and
+        `figures_gpu`): its layout with the cells that matter marked."""
+        spec = self.spec
+        if spec is None:
+            return []
+        from ptxconf.app.figures import figures
+        from ptxconf.app.figures_gpu import gpu_figures
+
+        try:
+            found = list(figures(result, spec)) or list(gpu_figures(result, spec))
+        except Exception:  # noqa: BLE001 - fields of another shape (an older results.json)
+            return []
+        out = []
+        if len(found) == 2 and found[0].grid.cols == found[1].grid.cols \
+                and found[0].grid.rows == found[1].grid.rows:
+            from ptxconf.app.draw import fit_together
+
+            grids = fit_together([f.grid for f in found])
+            return [self._add(g, result.id, f.caption, fitted=True)
+                    for g, f in zip(grids, found, strict=True)]
+        for f in found:
+            out.append(self._add(f.grid, result.id, f.caption))
+        return out
+
+    def references(self) -> list[tuple[str, PictureRef]]:
+        """(layout family, picture) of each canonical layout of the spec, drawn once."""
+        if self._references is None:
+            from ptxconf.app.figures_gpu import reference_figures
+
+            try:
+                refs = reference_figures(self.spec) if self.spec is not None else []
+            except Exception:  # noqa: BLE001 - a spec without canonical layouts: none
+                refs = []
+            self._references = [(family, self._add(f.grid, "reference", f.caption))
+                                for family, f in refs]
+        return self._references
+
+    def reference(self, family: str) -> PictureRef | None:
+        """A link to the reference picture of a layout family ("K-major 128B"), or None."""
+        for name, ref in self.references():
+            if name == family:
+                return PictureRef(ref.picture, False)
+        return None
+
     def diff(self, owner: str, path: str, diff: Mapping[str, Any]) -> list[PictureRef]:
         """Expected and observed windows of a diff, side by side, differing cells marked."""
-        from ptxconf.app.draw import Cell, Grid
+        from ptxconf.app.draw import Cell, Grid, fit_together
 
         parsed = _window_cells(diff)
         if parsed is None:
             return []
         rows, cols, exp, obs, axes = parsed
-        out = []
         try:
+            grids = []
             for side, data in (("expected", exp), ("observed", obs)):
                 cells = tuple(tuple(Cell(v, None, exp[i][j] != obs[i][j]) for j, v in enumerate(row))
                               for i, row in enumerate(data))
-                grid = Grid(f"{side}: {diff.get('what', path)}"[:90], tuple(rows), tuple(cols), cells,
-                            axes[0], axes[1], "marked: differs from the other side")
-                out.append(self._add(grid, owner, f"{path}: {side} (window around the first difference)"))
-        except Exception:  # noqa: BLE001 - no drawsvg here, or a window of odd shape: text only
+                grids.append(Grid(f"{side}: {diff.get('what', path)}"[:90], tuple(rows), tuple(cols),
+                                  cells, axes[0], axes[1], "marked: differs from the other side"))
+            return [self._add(g, owner, f"{path}: {side} (window around the first difference)",
+                              fitted=True)
+                    for g, side in zip(fit_together(grids), ("expected", "observed"), strict=True)]
+        except Exception:  # noqa: BLE001 - a window of odd shape: text only
             return []
-        return out
 
-    def oracle(self, owner: str, command: str, *, text: bool = True) -> PictureRef | None:
-        """The oracle's answer for a command line, first rows (threads) only, or None."""
+    def oracle(self, owner: str, command: str) -> PictureRef | None:
+        """The oracle's answer for a command line (a shared-memory map by 16-byte chunk, a
+        fragment's first threads), or None."""
         parsed = parse_oracle(command)
         spec = self.spec
         if parsed is None or spec is None:
             return None
         kind, o = parsed
         try:
-            grid = (self._smem_grid(spec, o, short=not text) if kind == "smem-offsets"
+            grid = (self._smem_grid(spec, o) if kind == "smem-offsets"
                     else self._fragment_grid(spec, o))
-            return self._add(grid, owner, command, text=text)
+            return self._add(grid, owner, command)
         except Exception:  # noqa: BLE001 - a picture that cannot be drawn is left out
             return None
 
     @staticmethod
-    def _smem_grid(spec: Spec, o: Mapping[str, str], *, short: bool = False) -> Grid:
-        from ptxconf.app.draw import smem_grid
-        from ptxconf.oracle import banks
-        from ptxconf.oracle.canonical import (
-            SmemQuery,
-            address_units,
-            element_layout,
-            smem_offsets_array,
-        )
-        from ptxconf.oracle.descriptor import descriptor_format
-        from ptxconf.oracle.domain import check_smem
+    def _smem_grid(spec: Spec, o: Mapping[str, str]) -> Grid:
+        from ptxconf.app.figures_gpu import smem_chunk_grid
+        from ptxconf.oracle.canonical import SmemQuery
 
         q = SmemQuery(o["dtype"], o["major"], o["swizzle"], int(o["mn"], 0), int(o["k"], 0),
-                      int(o["lbo"], 0), int(o["sbo"], 0), int(o.get("base-offset", "0"), 0))
-        check_smem(spec, q)  # a query the oracle refuses gets no picture
-        # the oracle's offsets, every element at once (held equal to the scalar answer of
-        # `ptxconf oracle smem-offsets` by conformance/test_canonical.py); the corner drawn
-        offsets = smem_offsets_array(spec, q)[:PICTURE_ROWS, :PICTURE_COLS].tolist()
-        units = address_units(element_layout(spec, q)[2])
-        granule = 1 << descriptor_format(spec).field("leading_byte_offset").encode_shift_bits
-        shown = (f"rows 0-{len(offsets) - 1} of {q.mn}"
-                 + (f", k 0-{PICTURE_COLS - 1} of {q.k}" if q.k > PICTURE_COLS else ""))
-        title = f"{q.major}-major {q.swizzle} {q.dtype} {q.mn}x{q.k}"
-        if not short:
-            title += (f": LBO {q.lbo_bytes} B, SBO {q.sbo_bytes} B"
-                      + (f", start +{q.base_offset_bytes} B" if q.base_offset_bytes else ""))
-        return smem_grid(title, offsets, units=units, color_by="chunk", chunk_bytes=granule,
-                         bank_bytes=banks.BANK_BYTES, banks=banks.BANKS, notes=(shown,))
+                      int(o["lbo"], 0), int(o["sbo"], 0), int(o.get("base-offset", "0"), 0),
+                      base_offset_field=int(o.get("base-offset-field", "0"), 0))
+        return smem_chunk_grid(spec, q, f"{q.major}-major {q.swizzle} {q.dtype} {q.mn}x{q.k}: "
+                                        f"LBO {q.lbo_bytes} B, SBO {q.sbo_bytes} B")
 
     @staticmethod
     def _fragment_grid(spec: Spec, o: Mapping[str, str]) -> Grid:
@@ -241,27 +265,6 @@ class Pictures:
                 + (f", registers 0-{PICTURE_REGS - 1} of {len(regs)}" if len(regs) > PICTURE_REGS else ""))
         return fragment_grid(f"{o['instr']} operand {o['operand']}", entries,
                              threads=range(PICTURE_ROWS), notes=(note,))
-
-
-def compact_svg(svg: str, min_width: int = 0) -> str:
-    """An SVG document made an inline <svg> element: no XML prolog, no empty labels, default
-    cell strokes left to the page's CSS; widened to `min_width` px where its title or legend
-    is wider than its cells."""
-    svg = re.sub(r"<\?xml[^>]*\?>\s*", "", svg)
-    svg = re.sub(r"<defs>\s*</defs>\s*", "", svg)
-    svg = re.sub(r"<text [^>]*></text>\s*", "", svg)
-    svg = svg.replace(' xmlns:xlink="http://www.w3.org/1999/xlink"', "")
-    svg = svg.replace(' stroke="#999" stroke-width="0.5"', "")
-    svg = svg.replace(" />", "/>")
-    svg = re.sub(r"\n\s+", " ", svg).replace(">\n<", "><")
-    size = re.search(r'<svg [^>]*?width="([\d.]+)" height="([\d.]+)" viewBox="0 0 [\d.]+ [\d.]+"', svg)
-    if size and float(size.group(1)) < min_width:
-        w, h = size.group(1), size.group(2)
-        svg = svg.replace(f'width="{w}" height="{h}" viewBox="0 0 {w} {h}"',
-                          f'width="{min_width}" height="{h}" viewBox="0 0 {min_width} {h}"', 1)
-        svg = svg.replace(f'<rect x="0" y="0" width="{w}" height="{h}"',
-                          f'<rect x="0" y="0" width="{min_width}" height="{h}"', 1)
-    return svg.replace("<svg ", '<svg class="grid" role="img" ', 1).strip()
 
 
 def layout_key(command: str) -> str | None:
