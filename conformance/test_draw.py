@@ -8,7 +8,21 @@ from pathlib import Path
 import pytest
 
 from ptxconf.app.cli import main
-from ptxconf.app.draw import Cell, Grid, device_matrix, fragment_grid, mismatch_grids, smem_grid, to_svg
+from ptxconf.app.draw import (
+    GAP,
+    MAX_HEIGHT_PX,
+    MAX_WIDTH_PX,
+    Cell,
+    Grid,
+    device_matrix,
+    fit,
+    fit_together,
+    fragment_grid,
+    mismatch_grids,
+    page_svg,
+    smem_grid,
+    to_svg,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -111,3 +125,50 @@ def test_show_descriptor_decodes_and_draws(capsys: pytest.CaptureFixture[str]) -
     assert "sbo_bytes" in out
     assert "1024" in out
     assert "0x90" in out
+
+
+# --- bounded pictures (report.html) -----------------------------------------------------------------
+
+
+def _big(marks: set[tuple[int, int]]) -> Grid:
+    cells = tuple(tuple(Cell(f"{i * 128 + j * 2:#x}", j % 8, (i, j) in marks) for j in range(80))
+                  for i in range(40))
+    return Grid("big", tuple(map(str, range(40))), tuple(map(str, range(80))), cells, "mn", "k")
+
+
+def test_fit_keeps_the_rows_and_columns_around_the_marked_cells() -> None:
+    got = fit(_big({(3, 64), (0, 0)}))
+    assert {"0", "64"} <= set(got.cols)
+    assert {"0", "3"} <= set(got.rows)
+    assert GAP in got.cols  # columns left out between 0 and 64
+    assert got.notes[-1].startswith("shown: ")
+    kept = [(got.rows[i], got.cols[j]) for i, row in enumerate(got.cells) for j, c in enumerate(row)
+            if c.marked]
+    assert sorted(kept) == [("0", "0"), ("3", "64")]
+
+
+def test_a_fitted_picture_is_within_the_bounds_and_names_its_marked_cells() -> None:
+    svg = page_svg(fit(_big({(3, 64)})))
+    root = ET.fromstring(svg)
+    assert float(root.get("width", "0")) <= MAX_WIDTH_PX
+    assert float(root.get("height", "0")) <= MAX_HEIGHT_PX
+    assert [r.get("data-at") for r in root.iter(f"{SVG}rect") if r.get("class") == "mark"] == ["3,64"]
+
+
+def test_a_grid_that_fits_is_left_whole() -> None:
+    g = smem_grid("t", [[0, 16], [32, 48]], units="bytes", color_by="chunk", chunk_bytes=16,
+                  bank_bytes=4, banks=32)
+    assert fit(g) is g
+
+
+def test_page_svg_escapes_what_cells_and_titles_say() -> None:
+    g = Grid("a <b> & c", ("r",), ("c",), ((Cell("<x&y>", 0, True),),))
+    root = ET.fromstring(page_svg(g))
+    assert "<x&y>" in [t.text for t in root.iter(f"{SVG}text")]
+    assert root.find(f"{SVG}title").text == "a <b> & c"  # type: ignore[union-attr]
+
+
+def test_fit_together_cuts_both_sides_alike() -> None:
+    a, b = fit_together([_big({(30, 70)}), _big(set())])
+    assert (a.rows, a.cols) == (b.rows, b.cols)
+    assert "70" in a.cols

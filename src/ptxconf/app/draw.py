@@ -303,12 +303,12 @@ def _marked(grids: Sequence[Grid]) -> list[tuple[int, int]]:
 
 
 def _cut(grid: Grid, focus: Sequence[tuple[int, int]], max_width_px: int,
-         max_height_px: int) -> tuple[list[int], list[int]] | None:
+         max_height_px: int, max_rows: int = 0) -> tuple[list[int], list[int]] | None:
     """The row and column indices `fit` keeps, or None where the whole grid fits."""
     cols_fit = max((max_width_px - _label_px(grid) - 8) // _cell_px(grid), 3)
     foot = ROW_PX * (2 + len(grid.notes) + 1)
     rows_fit = max(min((max_height_px - TOP_PX - foot - 40) // ROW_PX,
-                       MAX_CELLS // min(cols_fit, len(grid.cols))), 3)
+                       MAX_CELLS // min(cols_fit, len(grid.cols)), max_rows or len(grid.rows)), 3)
     rows = _picked(len(grid.rows), [f[0] for f in focus], rows_fit)
     cols = _picked(len(grid.cols), [f[1] for f in focus], cols_fit)
     if len(rows) == len(grid.rows) and len(cols) == len(grid.cols):
@@ -326,20 +326,21 @@ def _shown(grid: Grid, rows: Sequence[int], cols: Sequence[int]) -> str:
 
 
 def fit(grid: Grid, focus: Sequence[tuple[int, int]] = (), *, max_width_px: int = MAX_WIDTH_PX,
-        max_height_px: int = MAX_HEIGHT_PX) -> Grid:
-    """The grid cut to fit `page_svg` within the bounds: the rows and columns around `focus`
-    ((row, col) indices; the marked cells where none is given), `…` where some are left out,
-    and a note naming how much is shown."""
-    return fit_together([grid], focus, max_width_px=max_width_px, max_height_px=max_height_px)[0]
+        max_height_px: int = MAX_HEIGHT_PX, max_rows: int = 0) -> Grid:
+    """The grid cut to fit `page_svg` within the bounds (and `max_rows`, where given): the rows
+    and columns around `focus` ((row, col) indices; the marked cells where none is given), `…`
+    where some are left out, and a note naming how much is shown."""
+    return fit_together([grid], focus, max_width_px=max_width_px, max_height_px=max_height_px,
+                        max_rows=max_rows)[0]
 
 
 def fit_together(grids: Sequence[Grid], focus: Sequence[tuple[int, int]] = (), *,
-                 max_width_px: int = MAX_WIDTH_PX, max_height_px: int = MAX_HEIGHT_PX
-                 ) -> list[Grid]:
+                 max_width_px: int = MAX_WIDTH_PX, max_height_px: int = MAX_HEIGHT_PX,
+                 max_rows: int = 0) -> list[Grid]:
     """`fit` for grids of one shape drawn side by side (expected and observed): the same rows
     and columns of each, chosen for the one with the widest cells."""
     widest = max(grids, key=_cell_px)
-    cut = _cut(widest, focus or _marked(grids), max_width_px, max_height_px)
+    cut = _cut(widest, focus or _marked(grids), max_width_px, max_height_px, max_rows)
     if cut is None:
         return list(grids)
     rows, cols = cut
@@ -427,6 +428,6 @@ def page_svg(grid: Grid) -> str:
     return "".join(out)
 
 
-__all__ = ["MARK_SYMBOL", "MAX_HEIGHT_PX", "MAX_WIDTH_PX", "Cell", "Grid", "device_matrix", "fit",
-           "fit_together", "fragment_grid", "fragment_owner_grid", "mismatch_grids", "page_svg",
-           "smem_grid", "to_svg", "window"]
+__all__ = ["GAP", "MARK_SYMBOL", "MAX_HEIGHT_PX", "MAX_WIDTH_PX", "Cell", "Grid", "device_matrix",
+           "fit", "fit_together", "fragment_grid", "fragment_owner_grid", "mismatch_grids",
+           "page_svg", "smem_grid", "to_svg", "window"]

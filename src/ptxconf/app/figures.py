@@ -59,18 +59,21 @@ def address_map(layout_text: str, bits: int, units: str) -> tuple[list[list[int]
 
     lay = parse(layout_text)
     outer = lay.outer if isinstance(lay, ComposedLayout) else lay
+    if isinstance(outer, Swizzle):
+        raise ValueError(f"{layout_text}: a swizzle alone has no coordinates")
     swz = lay.inner if isinstance(lay, ComposedLayout) and isinstance(lay.inner, Swizzle) else None
     mn, k = outer[0].size(), outer[1].size()
     i, j = np.meshgrid(np.arange(mn, dtype=np.int64), np.arange(k, dtype=np.int64), indexing="ij")
-    elems = np.asarray(crd2idx_array((i, j), outer.shape, outer.stride), dtype=np.int64)
+    elems: Any = crd2idx_array((i, j), outer.shape, outer.stride)  # elementwise, as the oracle's
     if units != "bytes":
-        return elems.tolist(), "element offsets"
+        return np.asarray(elems, dtype=np.int64).tolist(), "element offsets"
     unit = address_units(bits)
     if swz is None:
-        addr = elems * bits // (8 if unit == "bytes" else 1)
+        addr = np.asarray(elems, dtype=np.int64) * bits // (8 if unit == "bytes" else 1)
     else:
         addr = np.asarray(swizzled_offset(elems, bits, swz, "bytes"), dtype=np.int64)
-    return addr.tolist(), unit
+    out: list[list[int]] = addr.tolist()
+    return out, unit
 
 
 def collision_figure(c: Collision, spec: Spec) -> Figure:
@@ -106,9 +109,11 @@ def collision_figure(c: Collision, spec: Spec) -> Figure:
 
 def layout_values(text: str) -> list[list[int]]:
     """A layout's values over its (row, col) domain (a rank-1 layout as one column)."""
-    from ptxconf.oracle.algebra import parse
+    from ptxconf.oracle.algebra import Swizzle, parse
 
     lay = parse(text)
+    if isinstance(lay, Swizzle):
+        raise ValueError(f"{text}: a swizzle alone has no coordinates")
     if lay.rank() == 1:
         return [[int(lay(i))] for i in range(lay.size())]
     rows, cols = lay[0].size(), lay[1].size()
@@ -204,7 +209,7 @@ _COMMENT_V = re.compile(r"V(?P<v>\d+(?:x\d+)*)")
 def _domain_comment(result: Result, spec: Spec) -> list[Figure]:
     """The layout's value mode (thread 0), each cell the index it maps to; marked: the values
     outside the shape the comment says."""
-    from ptxconf.oracle.algebra import parse
+    from ptxconf.oracle.algebra import Swizzle, parse
 
     f = result.fields
     layout, comment = f.get("layout"), f.get("comment")
@@ -212,6 +217,8 @@ def _domain_comment(result: Result, spec: Spec) -> list[Figure]:
     if not isinstance(layout, str) or m is None:
         return []
     lay = parse(layout)
+    if isinstance(lay, Swizzle):
+        return []
     val = lay[1]
     said = tuple(int(x) for x in m["v"].split("x"))
     if val.rank() == 2:

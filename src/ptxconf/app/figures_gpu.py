@@ -7,7 +7,8 @@ an element a cell is one flat colour). `reference_figures` draws one canonical l
 row (K/MN x INTER/SW32/SW64/SW128). GPU results: the readings a hypothesis probed (the
 documented one's disagreements marked) and, for the base-offset finding, the map each reading
 gives (the elements they place differently marked); a mistaken descriptor's read map (the
-first two elements at one address marked, every other aliased one dashed).
+first two elements at one address marked, every other aliased one dashed); the kernels whose
+all-ones product is wrong.
 """
 
 from __future__ import annotations
@@ -99,8 +100,9 @@ def reference_figures(spec: Spec) -> list[tuple[str, Figure]]:
 
 
 def _readings_table(fields: Mapping[str, Any]) -> dict[str, dict[str, str]] | None:
-    """{probe: {reading: "agrees" | "disagrees (...)"}} from `readings` (or `probes`)."""
-    for key in ("readings", "probes"):
+    """{probe: {reading: "agrees" | "disagrees (...)"}} from `readings` (or `probes`, or the
+    values an address case tried: `lbo_bytes_tried`, `base_offset_field`)."""
+    for key in ("readings", "probes", "lbo_bytes_tried", "base_offset_field"):
         table = fields.get(key)
         if isinstance(table, Mapping) and table:
             rows = {str(p): {str(r): str(v) for r, v in vs.items()} for p, vs in table.items()
@@ -108,7 +110,8 @@ def _readings_table(fields: Mapping[str, Any]) -> dict[str, dict[str, str]] | No
             if rows:
                 return rows
             if all(isinstance(v, str) for v in table.values()):
-                return {"silicon": {str(r): str(v) for r, v in table.items()}}
+                name = {"lbo_bytes_tried": "LBO (bytes)", "base_offset_field": "base-offset field"}
+                return {f"silicon, {name.get(key, key)}": {str(r): str(v) for r, v in table.items()}}
     return None
 
 
@@ -199,11 +202,11 @@ def _explain_args(command: str) -> dict[str, str] | None:
 
 
 def mistake_figure(spec: Spec, result: Result) -> Figure | None:
-    """The read map of the mistaken descriptor (`explain`), element by element: the first two
-    elements at one address marked, every other aliased element (and any read outside
-    --smem-bytes) dashed."""
+    """The read map of the mistaken descriptor (`explain`), element by element, as `ptxconf
+    explain descriptor` computes it: the two elements it names at one address marked, every
+    other aliased element (and any read outside --smem-bytes) dashed."""
+    from ptxconf.oracle.explain.diagnose import explain_descriptor
     from ptxconf.oracle.explain.operand import resolve
-    from ptxconf.oracle.explain.readmap import Descriptor, read_map
 
     cmd = result.fields.get("explain")
     o = _explain_args(cmd) if isinstance(cmd, str) else None
@@ -213,29 +216,29 @@ def mistake_figure(spec: Spec, result: Result) -> Figure | None:
         op = resolve(spec, instr=o["instr"], operand=o.get("operand"), major=o.get("major"))
     else:
         op = resolve(spec, dtype=o.get("dtype"), major=o.get("major"), mn=int(o["mn"]), k=int(o["k"]))
-    desc = Descriptor.decode(spec, int(o["value"], 0))
-    addr = read_map(spec, op, desc).addresses
-    offs = (addr - desc.start_address).tolist()
+    limit = int(o["smem-bytes"], 0) if "smem-bytes" in o else None
+    e = explain_descriptor(spec, op, int(o["value"], 0), smem_bytes=limit,
+                           tile_base=int(o["tile-base"], 0) if "tile-base" in o else None)
+    start = e.desc.start_address
+    offs = (e.readmap.addresses - start).tolist()
     counts = Counter(a for row in offs for a in row)
-    first: list[tuple[int, int]] = []
-    for i, row in enumerate(offs):
-        for j, a in enumerate(row):
-            if counts[a] > 1 and (not first or offs[first[0][0]][first[0][1]] == a):
-                first.append((i, j))
-        if len(first) >= 2:
-            break
-    limit = int(o["smem-bytes"]) if o.get("smem-bytes", "").isdigit() else None
-    cells = tuple(tuple(Cell(f"{a:#x}", _chunk_group(a), (i, j) in first[:2],
-                             counts[a] > 1 or (limit is not None and not 0 <= a < limit))
+    alias = e.analysis.alias
+    pair = {alias[0], alias[1]} if alias is not None else set()
+    base, size = e.context.tile_base - start, e.operand.elem_bytes
+
+    def outside(a: int) -> bool:
+        return limit is not None and not (base <= a and a + size <= base + limit)
+
+    cells = tuple(tuple(Cell(f"{a:#x}", _chunk_group(a), (i, j) in pair,
+                             counts[a] > 1 or outside(a))
                         for j, a in enumerate(row)) for i, row in enumerate(offs))
-    pair = " and ".join(f"(mn {i}, k {j})" for i, j in first[:2])
-    grid = Grid(f"{desc.value:#018x}: {op.describe()}" + (f": {pair} both read at "
-                                                           f"{offs[first[0][0]][first[0][1]]:#x}"
-                                                           if first else ""),
+    said = (f": (mn {alias[0][0]}, k {alias[0][1]}) and (mn {alias[1][0]}, k {alias[1][1]}) both "
+            f"read at {alias[2] - start:#x}" if alias is not None else "")
+    grid = Grid(f"{e.desc.value:#018x}: {op.describe()}{said}",
                 tuple(str(i) for i in range(len(offs))), tuple(str(j) for j in range(len(offs[0]))),
-                cells, "mn", "k", f"{CHUNK_LEGEND}; marked: the first two elements read at one "
+                cells, "mn", "k", f"{CHUNK_LEGEND}; marked: the two elements explain names at one "
                 "address; dashed: every other element that shares an address"
-                + (f" or lies outside {limit} B" if limit is not None else ""),
+                + (f" or lies outside the {limit} B allocation" if limit is not None else ""),
                 ("cells: bytes from the descriptor start",))
     return Figure(grid, f"{result.id}: what the mistaken descriptor makes the tensor core read")
 
@@ -263,6 +266,27 @@ def _documented_derived(result: Result) -> Figure | None:
     return Figure(grid, f"{result.id}: the value each side gives")
 
 
+def all_ones_figure(result: Result) -> Figure | None:
+    """The kernels of a module whose all-ones product is wrong, each with how many of its
+    words differ (marked)."""
+    ones = result.fields.get("all_ones")
+    if not isinstance(ones, Mapping):
+        return None
+    wrong, kernels = ones.get("wrong"), ones.get("kernels", "?")
+    if not isinstance(wrong, Mapping) or not wrong:
+        return None
+    rows, cells = [], []
+    for name, why in wrong.items():
+        m = re.search(r"(\d+) of (\d+) words differ", str(why))
+        rows.append(str(name))
+        cells.append((Cell(f"{m[1]}/{m[2]} words" if m else "wrong", DISAGREES, True),))
+    grid = Grid(f"{result.id}: the all-ones product (every input 1: each D word is K) per kernel",
+                tuple(rows), ("differ",), tuple(cells), "kernel", "D",
+                f"marked: the kernel's D is not all K; {kernels} kernels in the "
+                f"module, {len(wrong)} wrong")
+    return Figure(grid, f"{result.id}: which kernels compute a wrong all-ones product")
+
+
 def gpu_figures(result: Result, spec: Spec) -> Sequence[Figure]:
     """The pictures of a GPU result, or of any result with readings or a documented/derived
     pair."""
@@ -272,6 +296,8 @@ def gpu_figures(result: Result, spec: Spec) -> Sequence[Figure]:
         out += [fig] if fig is not None else []
     if result.check == "gpu.hypothesis" and result.id.endswith("[base_offset]"):
         out += base_offset_figures(spec, result)
+    ones = all_ones_figure(result)
+    out += [ones] if ones is not None else []
     readings = readings_figure(result)
     out += [readings] if readings is not None else []
     other = _documented_derived(result)
@@ -279,5 +305,5 @@ def gpu_figures(result: Result, spec: Spec) -> Sequence[Figure]:
     return out
 
 
-__all__ = ["REFERENCE_DTYPE", "base_offset_figures", "gpu_figures", "mistake_figure",
+__all__ = ["REFERENCE_DTYPE", "all_ones_figure", "base_offset_figures", "gpu_figures", "mistake_figure",
            "readings_figure", "reference_figures", "reference_query", "smem_chunk_grid"]

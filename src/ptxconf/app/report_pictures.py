@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 #: What a fragment picture shows: the first threads and registers.
 PICTURE_ROWS = 8
 PICTURE_REGS = 8
+#: Rows of 16-byte chunks a shared-memory map shows (its swizzle repeats every 8).
+SMEM_ROWS = 24
 
 
 @dataclass
@@ -99,6 +101,9 @@ def _window_cells(diff: Mapping[str, Any]) -> tuple[list[str], list[str], list[l
     parsed (tab-separated; `e` where equal, `e/a*` where they differ)."""
     axes = tuple(str(a) for a in (list(diff.get("axes") or []) + ["row", "col"])[:2])
     cells = diff.get("window_cells")
+    samples = diff.get("samples")
+    if not diff.get("window") and not isinstance(cells, Mapping) and isinstance(samples, list):
+        return _sample_cells(diff, samples)
     if isinstance(cells, Mapping) and "expected" in cells:
         exp = [[str(c) for c in row] for row in cells["expected"]]
         obs = [[str(c) for c in row] for row in cells.get("actual", cells.get("observed", []))]
@@ -132,6 +137,28 @@ def _window_cells(diff: Mapping[str, Any]) -> tuple[list[str], list[str], list[l
     return rows, cols, exp, obs, (axes[0], axes[1])
 
 
+def _sample_cells(diff: Mapping[str, Any], samples: list[Any]) -> tuple[
+        list[str], list[str], list[list[str]], list[list[str]], tuple[str, str]] | None:
+    """A diff without a window (three axes and more): its samples, one row per coordinate
+    before the last axis, one column per value of the last."""
+    axes = [str(a) for a in diff.get("axes") or []]
+    if len(axes) < 2 or not samples:
+        return None
+    rows: dict[str, dict[str, tuple[str, str]]] = {}
+    cols: list[str] = []
+    for s in samples:
+        at = s.get("at") if isinstance(s, Mapping) else None
+        if not isinstance(at, Mapping) or set(at) != set(axes):
+            return None
+        label = ", ".join(f"{a} {at[a]}" for a in axes[:-1])
+        col = str(at[axes[-1]])
+        cols += [col] if col not in cols else []
+        rows.setdefault(label, {})[col] = (str(s.get("expected", "")), str(s.get("actual", "")))
+    exp = [[rows[r].get(c, ("·", "·"))[0] for c in cols] for r in rows]
+    obs = [[rows[r].get(c, ("·", "·"))[1] for c in cols] for r in rows]
+    return list(rows), cols, exp, obs, (", ".join(axes[:-1]), axes[-1])
+
+
 #: SVG of every grid drawn in this process, by its full content: a report drawn while the run
 #: still goes on (`ptxconf.app.run`) leaves the final report only the pictures of later results.
 _DRAWN: dict[str, str] = {}
@@ -146,10 +173,11 @@ class Pictures:
         self.by_key: dict[str, Picture] = {}
         self._references: list[tuple[str, PictureRef]] | None = None
 
-    def _add(self, grid: Grid, owner: str, caption: str, *, fitted: bool = False) -> PictureRef:
+    def _add(self, grid: Grid, owner: str, caption: str, *, fitted: bool = False,
+             max_rows: int = 0) -> PictureRef:
         from ptxconf.app.draw import fit, page_svg
 
-        grid = grid if fitted else fit(grid)
+        grid = grid if fitted else fit(grid, max_rows=max_rows)
         content = repr(grid)
         key = hashlib.sha256(content.encode()).hexdigest()
         if key in self.by_key:
@@ -235,9 +263,9 @@ class Pictures:
             return None
         kind, o = parsed
         try:
-            grid = (self._smem_grid(spec, o) if kind == "smem-offsets"
-                    else self._fragment_grid(spec, o))
-            return self._add(grid, owner, command)
+            if kind == "smem-offsets":  # three 8-row groups: the pattern repeats below
+                return self._add(self._smem_grid(spec, o), owner, command, max_rows=SMEM_ROWS)
+            return self._add(self._fragment_grid(spec, o), owner, command)
         except Exception:  # noqa: BLE001 - a picture that cannot be drawn is left out
             return None
 
