@@ -88,7 +88,7 @@ def collision_figure(c: Collision, spec: Spec) -> Figure:
         return a * bits // 8 if unit == "element offsets" else a // 8 if unit == "bits" else a
 
     cells = tuple(tuple(Cell(f"{a:#x}" if unit != "element offsets" else str(a),
-                             _chunk_group(byte_of(a)), (i, j) in points, counts[a] > 1)
+                             _chunk_group(byte_of(a)), (i, j) in points, related=counts[a] > 1)
                         for j, a in enumerate(row)) for i, row in enumerate(addr))
     shared = addr[c.points[0][0]][c.points[0][1]] if c.points else 0
     at = f"{shared:#x}" if unit != "element offsets" else str(shared)
@@ -296,7 +296,7 @@ def _period(result: Result, spec: Spec) -> list[Figure]:
     wrong = next((r for r in range(step, rows, step) if pattern(r) != pattern(0)), None)
     repeat = period // width
     cells = tuple(tuple(Cell(f"{swz(r * width + c * unit):#x}", p, r == wrong,
-                             r == repeat) for c, p in enumerate(pattern(r)))
+                             related=r == repeat) for c, p in enumerate(pattern(r)))
                   for r in range(rows))
     grid = Grid(f"{swz} on byte addresses: repeats every {period} B, not every {stated} B",
                 tuple(f"{r * width:#x}" for r in range(rows)), tuple(str(c) for c in range(cols)),

@@ -230,7 +230,7 @@ def mistake_figure(spec: Spec, result: Result) -> Figure | None:
         return limit is not None and not (base <= a and a + size <= base + limit)
 
     cells = tuple(tuple(Cell(f"{a:#x}", _chunk_group(a), (i, j) in pair,
-                             counts[a] > 1 or outside(a))
+                             related=counts[a] > 1 or outside(a))
                         for j, a in enumerate(row)) for i, row in enumerate(offs))
     said = (f": (mn {alias[0][0]}, k {alias[0][1]}) and (mn {alias[1][0]}, k {alias[1][1]}) both "
             f"read at {alias[2] - start:#x}" if alias is not None else "")
