@@ -91,7 +91,7 @@ def test_grid_rejects_labels_that_do_not_fit() -> None:
 def test_show_smem_offsets_draws_and_writes_svg(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     svg = tmp_path / "op.svg"
     code = main(["show", "smem-offsets", "--dtype", "bf16", "--major", "K", "--swizzle", "128B",
-                 "--mn", "8", "--k", "16", "--lbo", "16", "--sbo", "1024", "--svg", str(svg)])
+                 "--mn", "8", "--k", "16", "--lbo", "16", "--sbo", "1024", "--svg", str(svg), "--full"])
     out = capsys.readouterr().out
     assert code == 0
     assert "K-major 128B bf16 8x16" in out
@@ -172,3 +172,28 @@ def test_fit_together_cuts_both_sides_alike() -> None:
     a, b = fit_together([_big({(30, 70)}), _big(set())])
     assert (a.rows, a.cols) == (b.rows, b.cols)
     assert "70" in a.cols
+
+
+def test_an_svg_file_is_bounded_unless_full_is_asked(tmp_path, cli) -> None:
+    """`show smem-offsets --svg` of a 64x64 bank map (3,264 px wide and 711 KB when every cell
+    was drawn): within the report's bounds by default, every cell with --full."""
+    import re
+
+    from ptxconf.app.draw import MAX_HEIGHT_PX, MAX_WIDTH_PX
+
+    argv = ["show", "smem-offsets", "--dtype", "f16", "--major", "K", "--swizzle", "128B",
+            "--mn", "64", "--k", "64", "--lbo", "16", "--sbo", "1024", "--color-by", "bank"]
+    sizes = {}
+    for name, more in (("bounded", []), ("full", ["--full"])):
+        path = tmp_path / f"{name}.svg"
+        code, _, err = cli(*argv, "--svg", str(path), *more)
+        assert code == 0, err
+        text = path.read_text()
+        width, height = (int(float(x)) for x in re.search(
+            r'<svg[^>]*?width="([\d.]+)"[^>]*?height="([\d.]+)"', text).groups())
+        sizes[name] = (width, height, len(text.encode()))
+    width, height, size = sizes["bounded"]
+    assert width <= MAX_WIDTH_PX
+    assert height <= MAX_HEIGHT_PX
+    assert size <= 100_000
+    assert sizes["full"][0] > MAX_WIDTH_PX, "--full draws all 64 columns"

@@ -315,7 +315,7 @@ def test_cli_valid_descriptor_exits_0_and_draws_svg(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     svg = tmp_path / "a.svg"
     rc = main(["explain", "descriptor", hex(encode(0, 16, 1024, "128B")), "--dtype", "bf16",
-               "--major", "K", "--mn", "64", "--k", "16", "--svg", str(svg), "--no-grid"])
+               "--major", "K", "--mn", "64", "--k", "16", "--svg", str(svg), "--no-grid", "--full"])
     assert rc == 0
     assert "verdict: valid operand" in capsys.readouterr().out
     rects = ET.fromstring(svg.read_text()).findall(".//{http://www.w3.org/2000/svg}rect")
@@ -324,10 +324,18 @@ def test_cli_valid_descriptor_exits_0_and_draws_svg(tmp_path: Path,
 
 def test_cli_marks_aliased_cells(tmp_path: Path) -> None:
     svg = tmp_path / "bad.svg"
-    main(["explain", "descriptor", hex(encode(0, 16, 0, "128B")), "--instr", INSTR, "--operand",
-          "A", "--svg", str(svg), "--no-grid", "--json"])
+    argv = ["explain", "descriptor", hex(encode(0, 16, 0, "128B")), "--instr", INSTR, "--operand",
+            "A", "--svg", str(svg), "--no-grid", "--json"]
+    main([*argv, "--full"])
     rects = ET.fromstring(svg.read_text()).findall(".//{http://www.w3.org/2000/svg}rect")
     assert sum(r.get("stroke") == "#d62728" for r in rects) == 64 * 16  # SBO 0: all 8 groups alias
+    main(argv)  # bounded: the rows shown, each of their 16 cells marked
+    root = ET.fromstring(svg.read_text())
+    (marks,) = root.findall(".//{http://www.w3.org/2000/svg}path[@class='mark']")
+    shown = next(t.text for t in root.iter("{http://www.w3.org/2000/svg}text")
+                 if t.text and t.text.startswith("shown: "))
+    rows = int(shown.split()[1])
+    assert int(marks.get("data-count", "0")) == rows * 16
 
 
 def test_cli_refuses_register_a(capsys: pytest.CaptureFixture[str]) -> None:

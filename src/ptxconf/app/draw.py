@@ -355,6 +355,14 @@ def _wrap(text: str, width_px: float) -> list[str]:
     return textwrap.wrap(text, max(int(width_px / CHAR_PX), 20)) or [""]
 
 
+def svg_file(grid: Grid, *, full: bool = False) -> str:
+    """An SVG file of the grid: bounded as a report's pictures are (`fit`, then `page_svg`,
+    within MAX_WIDTH_PX x MAX_HEIGHT_PX around the marked cells), or every cell (`full`)."""
+    if full:
+        return to_svg(grid)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + page_svg(fit(grid)) + "\n"
+
+
 def page_svg(grid: Grid) -> str:
     """The grid as one compact inline <svg> (no XML prolog): one path per colour group, grid
     lines as one path, each marked cell a rectangle naming its cell (`data-at="row,col"` by
@@ -430,4 +438,4 @@ def page_svg(grid: Grid) -> str:
 
 __all__ = ["GAP", "MARK_SYMBOL", "MAX_HEIGHT_PX", "MAX_WIDTH_PX", "Cell", "Grid", "device_matrix",
            "fit", "fit_together", "fragment_grid", "fragment_owner_grid", "mismatch_grids",
-           "page_svg", "smem_grid", "to_svg", "window"]
+           "page_svg", "smem_grid", "svg_file", "to_svg", "window"]

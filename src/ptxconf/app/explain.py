@@ -29,7 +29,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.command_io import emit
-from ptxconf.app.draw import to_svg
+from ptxconf.app.draw import svg_file
 from ptxconf.app.options import int_arg, operand_options, picture_options, spec_options
 from ptxconf.app.terminal import command, print_grid, wrap
 
@@ -101,7 +101,7 @@ def _picture(spec: Spec, args: argparse.Namespace, grid: Grid) -> None:
     if not args.no_grid:
         print_grid(grid, full=args.full)
     if args.svg is not None:
-        args.svg.write_text(to_svg(grid), encoding="utf-8")
+        args.svg.write_text(svg_file(grid, full=args.full), encoding="utf-8")
         print(f"svg: {args.svg}")
 
 
@@ -226,7 +226,7 @@ def _descriptor(args: argparse.Namespace, spec: Spec) -> int:
         if args.svg is not None:
             grid = read_map_picture(spec, op, e.desc, args.color_by, tile_base=e.context.tile_base,
                                     smem_bytes=e.context.smem_bytes)
-            args.svg.write_text(to_svg(grid), encoding="utf-8")
+            args.svg.write_text(svg_file(grid, full=args.full), encoding="utf-8")
             out["svg"] = str(args.svg)
         emit(args, out, "")
     else:

@@ -18,7 +18,7 @@ import argparse
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ptxconf.app.draw import Cell, Grid, fragment_grid, fragment_owner_grid, smem_grid, to_svg
+from ptxconf.app.draw import Cell, Grid, fragment_grid, fragment_owner_grid, smem_grid, svg_file
 from ptxconf.app.options import int_arg, operand_options, picture_options, spec_options
 from ptxconf.app.terminal import print_grid
 
@@ -92,7 +92,7 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
 def _emit(grid: Grid, args: argparse.Namespace) -> None:
     print_grid(grid, full=args.full)
     if args.svg is not None:
-        args.svg.write_text(to_svg(grid), encoding="utf-8")
+        args.svg.write_text(svg_file(grid, full=args.full), encoding="utf-8")
         print(f"svg: {args.svg}")
 
 
