@@ -59,20 +59,22 @@ def _figures(two: dict | None = None, run: dict | None = None) -> dict:
 
 
 def test_scaling_lines_say_what_the_lanes_did() -> None:
-    two = {"gpus_1": {"wall_s": 8.0}, "gpus_2": {"wall_s": 5.0, "lanes": 4, "lanes_span_s": 1.5,
-                                                  "lanes_busy_s": 5.0},
-           "workers_per_gpu": 2, "ratio": 1.6}
+    two = {"gpus_1": {"wall_s": 8.0, "workers_per_gpu": 4},
+           "gpus_2": {"wall_s": 5.0, "workers_per_gpu": 2, "lanes": 4, "lanes_span_s": 1.5,
+                      "lanes_busy_s": 5.0},
+           "ratio": 1.6}
     lines = _lines(_figures(two))
     assert lines[2] == ("one GPU, warm: 1 probe worker 16.0 s, 2 workers sharing it 8.0 s (its 2 "
                         "lanes: 3.0 s from the first job to the last, 4.5 lane-s busy): 2.0x")
-    assert lines[3] == ("two GPUs, warm: 8.0 s on one, 5.0 s on two (its 4 lanes: 1.5 s from the "
-                        "first job to the last, 5.0 lane-s busy) (2 workers each): 1.6x")
-    assert len(lines) == 4, "no line for a split run that was not made"
-    two["gpus_2_same_lanes"] = {"wall_s": 6.4, "workers_per_gpu": 1, "ratio": 1.25, "lanes": 2,
-                                "lanes_span_s": 2.0, "lanes_busy_s": 3.5}
+    assert lines[3] == ("two GPUs, warm: 8.0 s on one (4 workers), 5.0 s on two (the same lanes "
+                        "split, 2 workers each) (its 4 lanes: 1.5 s from the first job to the "
+                        "last, 5.0 lane-s busy): 1.6x")
+    assert len(lines) == 4, "no line for a doubled run that was not made"
+    two["gpus_2_doubled_lanes"] = {"wall_s": 6.4, "workers_per_gpu": 4, "ratio": 1.25, "lanes": 8,
+                                   "lanes_span_s": 2.0, "lanes_busy_s": 3.5}
     assert _lines(_figures(two))[4] == (
-        "two GPUs, the lanes of one split over them (1 worker each): 6.4 s (its 2 lanes: 2.0 s "
-        "from the first job to the last, 3.5 lane-s busy): 1.25x")
+        "two GPUs, each with one GPU's lanes (4 workers each): 6.4 s (its 8 lanes: 2.0 s from the "
+        "first job to the last, 3.5 lane-s busy): 1.25x")
 
 
 def test_an_unmeasured_two_gpu_ratio_says_why() -> None:
@@ -82,12 +84,13 @@ def test_an_unmeasured_two_gpu_ratio_says_why() -> None:
 
 
 def test_scaling_asks_for_each_run_and_divides_the_walls(monkeypatch, tmp_path) -> None:
-    """On two GPUs: one GPU against two at the same workers a GPU, and the lanes of one GPU
-    split over two; each ratio is the one-GPU wall over the other's."""
+    """On two GPUs: one GPU with its default lanes against two GPUs with the same lanes split
+    (the default), and against each GPU with one GPU's lanes; each ratio is the one-GPU wall
+    over the other's."""
     from ptxconf.app import bench, lanes
 
     asked: list[list[str]] = []
-    walls = {("1",): 16.0, ("2",): 8.0, ("1", "6"): 9.0, ("2", "6"): 6.0, ("2", "3"): 7.5}
+    walls = {("1",): 16.0, ("2",): 8.0, ("1", "6"): 9.0, ("2", "3"): 6.0, ("2", "6"): 7.5}
 
     def fake_check(args: list[str], env: dict, report_dir) -> dict:
         asked.append(args)
@@ -97,18 +100,28 @@ def test_scaling_asks_for_each_run_and_divides_the_walls(monkeypatch, tmp_path) 
         return {"command": " ".join(args), "wall_s": walls[key], "exit_code": 0}
 
     monkeypatch.setattr(bench, "_check", fake_check)
-    monkeypatch.setattr(lanes, "auto_workers", lambda gpus: 6)
+    monkeypatch.setattr(lanes, "auto_workers", lambda gpus: 6 // gpus)
     one = bench.scaling(tmp_path, gpus=1)
     assert one["one_gpu"]["ratio"] == 2.0
     assert "unmeasured" in one["two_gpus"]
     assert len(asked) == 2
     two = bench.scaling(tmp_path, gpus=2)["two_gpus"]
     assert asked[-3:] == [["--gpu", "on", "--gpus", "1", "--workers-per-gpu", "6"],
-                          ["--gpu", "on", "--gpus", "2", "--workers-per-gpu", "6"],
-                          ["--gpu", "on", "--gpus", "2", "--workers-per-gpu", "3"]]
-    assert (two["ratio"], two["workers_per_gpu"]) == (1.5, 6)
-    assert (two["gpus_2_same_lanes"]["ratio"], two["gpus_2_same_lanes"]["workers_per_gpu"]) == (
-        1.2, 3)
+                          ["--gpu", "on", "--gpus", "2", "--workers-per-gpu", "3"],
+                          ["--gpu", "on", "--gpus", "2", "--workers-per-gpu", "6"]]
+    assert (two["ratio"], two["gpus_2"]["workers_per_gpu"]) == (1.5, 3)
+    assert (two["gpus_2_doubled_lanes"]["ratio"], two["gpus_2_doubled_lanes"]["workers_per_gpu"]) == (
+        1.2, 6)
+
+
+def test_more_gpus_share_one_gpus_lanes(monkeypatch) -> None:
+    """The default lanes: every core but four, at most 16, on one GPU; split over more GPUs
+    (rounded up), never added per GPU (the H100 pair measured that slower)."""
+    from ptxconf.app import lanes
+
+    for cores, want in ((32, {1: 16, 2: 8, 3: 6}), (16, {1: 12, 2: 6, 4: 3}), (2, {1: 1, 2: 1})):
+        monkeypatch.setattr(lanes.os, "cpu_count", lambda c=cores: c)
+        assert {g: lanes.auto_workers(g) for g in want} == want
 
 
 def test_a_warm_run_is_recorded_as_computing_no_cpu_result() -> None:

@@ -197,8 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="processes proving the Z3 claims (default: one per core, at "
                          "most 4; 0: in the run's own process)")
     ck.add_argument("--workers-per-gpu", type=_positive_int, metavar="K",
-                    help="probe workers (processes) per GPU (default: every core but four, shared over "
-                         "the GPUs, at most 16 a GPU)")
+                    help="probe workers (processes) per GPU (default: every core but four, at most "
+                         "16, split over the GPUs)")
     ck.add_argument("--resume", type=path_arg, metavar="RUN_DIR",
                     help="finish an interrupted run: keep its completed results, run the rest, "
                          "write the whole set there")

@@ -56,9 +56,13 @@ class Job:
 
 
 def auto_workers(gpus: int) -> int:
-    """Lanes per GPU when not asked: the cores but CORES_FOR_CPU_PROVIDERS over the GPUs."""
-    cores = (os.cpu_count() or 2) - CORES_FOR_CPU_PROVIDERS
-    return max(1, min(MAX_AUTO_WORKERS_PER_GPU, cores // max(gpus, 1)))
+    """Lanes per GPU when not asked: one GPU's lanes (the cores but CORES_FOR_CPU_PROVIDERS, at
+    most MAX_AUTO_WORKERS_PER_GPU) split over the GPUs. The host work of the probes, not the
+    GPU, bounds a run: on a node of two H100s and 32 cores, 14 lanes on one GPU took 8.55 s
+    warm, the same 14 split over two 7.27 s (1.18x), and 14 on each 9.48 s (0.90x: slower;
+    reports/bench/h100x2.json), so more GPUs share the lanes instead of adding their own."""
+    one = max(1, min(MAX_AUTO_WORKERS_PER_GPU, (os.cpu_count() or 2) - CORES_FOR_CPU_PROVIDERS))
+    return max(1, -(-one // max(gpus, 1)))
 
 
 def _may_fault(spec: Spec, case_id: str) -> bool:
