@@ -1,14 +1,5 @@
 """Reports from the one result model: results.json, junit.xml, report.html, summary.md and a
-text summary.
-
-report.html is one self-contained page (inline CSS, JS and SVG; nothing fetched at view time)
-rendered from ptxconf/templates/report.html.j2 with autoescape on: the run's summary, then what
-needs attention (failures, unknowns, discrepancies) expanded with their `ptxconf` reproduce lines,
-readable fields and pictures (each its own, ptxconf.app.report_pictures), one reference picture
-per canonical shared-memory layout, the passing and skipped cases collapsed by provider and
-family (each row its `ptxconf check` line) with filters and a search, and last the spec rows the
-cases cite, embedded (`spec/<file>:<line>` and the row's text: no link leaves the page but to
-the documents the rows cite).
+text summary, published as one set (what the pages hold: ptxconf.app.report_html).
 """
 
 from __future__ import annotations
