@@ -16,7 +16,8 @@ import pytest
 from markupsafe import escape
 
 from ptxconf.app.report import load_results, write_reports
-from ptxconf.app.report_html import html_report, spec_anchor
+from ptxconf.app.report_html import html_report
+from ptxconf.app.report_spec import spec_anchor
 from ptxconf.app.reproduce import check_command, show_command, with_reproduce
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.records import CanonicalLayout

@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ptxconf.app.report_html import html_report, load_report_spec, markdown_summary
+from ptxconf.app.report_html import html_report, markdown_summary
+from ptxconf.app.report_spec import load_report_spec
 from ptxconf.core.atomic import write_atomic
 from ptxconf.core.interrupts import blocked
 from ptxconf.core.results import SCHEMA_VERSION, Result, Status, dumps, summarize
