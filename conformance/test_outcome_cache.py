@@ -21,8 +21,9 @@ from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import default_spec
 
 SPEC = default_spec()
-#: Figure 167's cases: self-consistency (one a known finding) and proofs, a second or two.
-ONLY = "fig167"
+#: The worked examples' self-consistency cases (Figure 167's a known finding) and no proof:
+#: a fraction of a second a run.
+ONLY = "worked_example."
 FINDING = "worked_example.injective[wgmma/worked_examples:fig167.K.32B.tf32]"
 
 Cli = Callable[..., tuple[int, str, str]]
