@@ -1,11 +1,17 @@
 """The mutation audit's machinery (reports/mutation/run_mutmut.py), on stand-in data without
 mutmut: the draw is seeded and reproducible, a survivor is matched to its explanation by
 module, function and diff snippet (never by mutmut's positional id), an explained survivor
-counts as caught, and a module below its floor fails the audit."""
+counts as caught, and a module below its floor fails the audit. And the per-test time limit of
+a mutant's run (mutmut_profile.py, in a child process: importing it loads its hypothesis
+profile): past it the kernel stops the run with SIGXCPU, the exit mutmut reads as a timeout."""
 
 from __future__ import annotations
 
 import importlib.util
+import os
+import signal
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 from types import ModuleType
@@ -144,3 +150,42 @@ def test_a_selected_test_file_that_is_gone_is_left_out(tmp_path: Path) -> None:
     assert kept == ["conformance/test_a.py", "conformance/test_a.py::test_x",
                     "--deselect=conformance/x.py::t"]
     assert gone == ["conformance/test_gone.py"]
+
+
+def _profile_child(mutant: str, limit: str, then: str) -> subprocess.CompletedProcess[str]:
+    """A Python process that loads mutmut_profile.py as mutmut's child running `mutant` would
+    (MUTANT_UNDER_TEST, the limit in R.LIMIT_ENV), arms the limit as before a test, then runs
+    `then`."""
+    code = (f"import sys; sys.path.insert(0, {str(MUTATION)!r}); import resource, time; "
+            "import mutmut_profile as P; before = resource.getrlimit(resource.RLIMIT_CPU); "
+            f"P.arm_test_limit(); {then}")
+    env = {**os.environ, "MUTANT_UNDER_TEST": mutant, R.LIMIT_ENV: limit}
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+BUSY = "t = time.process_time()\nwhile time.process_time() - t < 60: pass"
+
+
+def test_a_test_past_the_time_limit_stops_the_mutants_run_as_a_timeout() -> None:
+    # a test that loops: one CPU second allowed, the kernel sends SIGXCPU (mutmut's
+    # status_by_exit_code: -24, "timeout", which the audit counts as caught)
+    got = _profile_child("ptxconf.oracle.m.x_f__mutmut_1", "1", f"exec({BUSY!r})")
+    assert got.returncode == -signal.SIGXCPU, (got.returncode, got.stderr)
+    assert "timeout" in R.CAUGHT
+
+
+def test_the_time_limit_is_armed_only_in_a_mutants_run() -> None:
+    # mutmut's stats and clean runs (MUTANT_UNDER_TEST "stats", "") keep their CPU limit
+    show = "print(resource.getrlimit(resource.RLIMIT_CPU) == before)"
+    for name in ("stats", ""):
+        got = _profile_child(name, "1", show)
+        assert (got.returncode, got.stdout.strip()) == (0, "True"), (name, got.stderr)
+    got = _profile_child("ptxconf.oracle.m.x_f__mutmut_1", "30", show)
+    assert (got.returncode, got.stdout.strip()) == (0, "False"), got.stderr
+
+
+def test_the_time_limit_counts_from_the_cpu_used_and_keeps_mutmuts_own_when_lower() -> None:
+    got = _profile_child("stats", "1", "print(P.next_soft_limit(3.2, 120, resource.RLIM_INFINITY), "
+                                       "P.next_soft_limit(3.2, 120, 60), P.LIMIT_ENV)")
+    assert got.stdout.split() == ["124", "60", R.LIMIT_ENV], got.stderr

@@ -12,8 +12,18 @@ Emptied before each test, a mutant's code runs whenever a test needs its value, 
 run sees every test that reaches a cached function, not only the first.
 
 Loaded with `-p mutmut_profile` from the staging tree; `conformance/strategies.py` loads the
-profile that HYPOTHESIS_PROFILE names, which the runner sets to this one."""
+profile that HYPOTHESIS_PROFILE names, which the runner sets to this one.
 
+And it bounds each mutant's run (run_mutmut.py's --test-time-limit, passed as
+PTXCONF_MUTANT_TEST_CPU_S): in a mutant's run, each test may take that many CPU seconds, after
+which the kernel stops the process with SIGXCPU, which mutmut reads as a timeout (caught), as it
+reads its own limit. mutmut's own limit is scaled from its stats run's durations (15 x the
+mutant's tests' estimate, wall clock): notation's looping parser mutants, on a path of about
+490 s of estimated tests, would each have run two hours."""
+
+import math
+import os
+import resource
 import sys
 
 import pytest
@@ -42,6 +52,42 @@ def forget_oracle_caches() -> None:
                 clear()
 
 
+#: The environment variable run_mutmut.py passes --test-time-limit in (CPU seconds a test).
+LIMIT_ENV = "PTXCONF_MUTANT_TEST_CPU_S"
+#: mutmut's own soft CPU limit of this process's mutant run, by pid (read once, before ours).
+_MUTMUT_SOFT: dict[int, int] = {}
+
+
+def in_a_mutant_run() -> bool:
+    """Whether this process runs a mutant's tests (not mutmut's stats, clean or forced-fail run):
+    mutmut names the mutant in MUTANT_UNDER_TEST."""
+    return "__mutmut_" in os.environ.get("MUTANT_UNDER_TEST", "")
+
+
+def next_soft_limit(used_s: float, limit_s: float, mutmut_soft: int) -> int:
+    """The soft RLIMIT_CPU for the next test: `limit_s` CPU seconds past the `used_s` the process
+    has used, never past mutmut's own soft limit."""
+    mine = math.ceil(used_s + limit_s)
+    return mine if mutmut_soft == resource.RLIM_INFINITY else min(mine, mutmut_soft)
+
+
+def arm_test_limit() -> None:
+    """In a mutant's run, let the coming test use LIMIT_ENV's CPU seconds (no core file when
+    the kernel stops it); elsewhere nothing."""
+    limit = os.environ.get(LIMIT_ENV)
+    if not limit or not in_a_mutant_run():
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    own = _MUTMUT_SOFT.setdefault(os.getpid(), soft)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    new = next_soft_limit(usage.ru_utime + usage.ru_stime, float(limit), own)
+    if hard != resource.RLIM_INFINITY:
+        new = min(new, hard)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, resource.getrlimit(resource.RLIMIT_CORE)[1]))
+    resource.setrlimit(resource.RLIMIT_CPU, (new, hard))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
+    arm_test_limit()
     forget_oracle_caches()

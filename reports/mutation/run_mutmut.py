@@ -18,9 +18,12 @@ mutmut names a mutant after its file's path (`ptxconf/oracle/descriptor.py` ->
 `conformance/` and `pyproject.toml`. Modules are named by their path under src/ptxconf
 (`oracle/descriptor.py`).
 
+A mutant's run stops, counted as a timeout (caught, as mutmut counts its own timeouts), when one
+of its tests has used --test-time-limit CPU seconds (mutmut_profile.py arms it before each test).
+
     python reports/mutation/run_mutmut.py [--seed N] [--per-module N] [--module PATH ...]
                                           [--jobs N] [--source worktree|head] [--tests TEST ...]
-                                          [--report PATH]
+                                          [--test-time-limit S] [--report PATH]
 """
 
 from __future__ import annotations
@@ -48,6 +51,13 @@ LAYOUT = {"src/ptxconf": "ptxconf", "conformance": "conformance"}
 #: the package's folder in the repository (the summary's module paths are relative to it)
 PACKAGE = "src/ptxconf"
 PROFILE = "mutmut"
+#: CPU seconds one test of a mutant's run may take (--test-time-limit): the slowest test of the
+#: selection takes about 50 s in mutmut's stats run (test_facts.py's every-field sweep), so twice
+#: that and some: a looping mutant stops within two minutes of its test's start, not after
+#: mutmut's own limit (15 x the estimate of all the mutant's tests: up to two hours).
+TEST_TIME_LIMIT_S = 120
+#: The variable that passes it to mutmut_profile.py in mutmut's children.
+LIMIT_ENV = "PTXCONF_MUTANT_TEST_CPU_S"
 
 
 def _ignore(_dir: str, names: list[str]) -> set[str]:
@@ -353,6 +363,9 @@ def main(argv: list[str] | None = None) -> int:
                          "working tree's conformance/)")
     ap.add_argument("--tests", nargs="+", metavar="TEST",
                     help="run these tests (paths or node ids) instead of [tool.mutmut]'s selection")
+    ap.add_argument("--test-time-limit", type=float, default=TEST_TIME_LIMIT_S, metavar="S",
+                    help="CPU seconds one test of a mutant's run may take; past it the run stops "
+                         f"and the mutant counts as a timeout, caught (default {TEST_TIME_LIMIT_S})")
     ap.add_argument("--explained", type=Path, default=EXPLAINED, help="the explanations file")
     ap.add_argument("--rescore", action="store_true",
                     help="run nothing: score the last run's mutants (its report) again, e.g. after "
@@ -371,19 +384,21 @@ def main(argv: list[str] | None = None) -> int:
     if args.rescore:
         last = json.loads(args.report.read_text(encoding="utf-8")) if args.report.exists() else {}
         seed, args.per_module = last.get("seed", -1), last.get("per_module", 0)
+        args.test_time_limit = last.get("test_time_limit_s")
         every, chosen = ran_mutants()
         print(f"the last run again (seed {seed}), explanations from {args.explained}")
     else:
         seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1 << 31)
         mutate = [f"{LAYOUT[PACKAGE]}/{m}" for m in args.module] if args.module else None
         print(f"seed {seed} (repeat this run with --seed {seed}), {args.per_module} mutants per "
-              "module", flush=True)
+              f"module, {args.test_time_limit:g} CPU s a test", flush=True)
         build_stage(args.source, False, args.tests, mutate)
         every = generated_mutants(args.jobs)
         chosen = sample(every, args.per_module, seed)
         print(f"{sum(map(len, chosen.values()))} mutants of {sum(map(len, every.values()))} in "
               f"{len(chosen)} modules", flush=True)
-        env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1"}
+        env = {**os.environ, "HYPOTHESIS_PROFILE": PROFILE, "PYTHONDONTWRITEBYTECODE": "1",
+               LIMIT_ENV: f"{args.test_time_limit:g}"}
         names = [n for ns in chosen.values() for n in ns]
         rc = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children",
                              str(args.jobs), *names], cwd=STAGE, env=env).returncode
@@ -405,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
     args.report.write_text(json.dumps({
         "tool": f"mutmut {_version('mutmut')}", "seed": seed, "per_module": args.per_module,
         "commit": _git("rev-parse", "HEAD"), "source": args.source,
+        "test_time_limit_s": args.test_time_limit,
         "modules": {m: {**scores[m], "of": len(every[m]), "floor": floors.get(m)} for m in chosen},
     }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     failed = below_floor(scores, floors)
