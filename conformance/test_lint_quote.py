@@ -16,7 +16,7 @@ import pytest
 from scratch_spec import copy_spec, raw_document, replace_once, replaced_row
 
 from ptxconf.oracle.lint.quote import QuoteRule, quoted, table_errors
-from ptxconf.oracle.spec import default_spec
+from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, default_spec
 
 
 @pytest.mark.parametrize(("text", "want"), [
@@ -25,6 +25,7 @@ from ptxconf.oracle.spec import default_spec
     ("table, bits 63-62", {"lsb_bits": 62, "width_bits": 2}),
     ("leading_byte_offset_ : 14, // bit [16,30)", {"lsb_bits": 16, "width_bits": 14}),
     ("base_offset_ : 3, // reserved", {"width_bits": 3}),
+    ("a CUTLASS comment alone: bit [62,64)", {"lsb_bits": 62, "width_bits": 2}),
     ("layout_type_ : 2, // bit [62,64): INTERLEAVE 0, SWIZZLE_128B 1, SWIZZLE_64B 2, SWIZZLE_32B 3",
      {"lsb_bits": 62, "width_bits": 2, "codes": {"none": 0, "128B": 1, "64B": 2, "32B": 3}}),
     ("Figure 166: LBO = 64", {}),
@@ -56,6 +57,18 @@ def test_a_field_its_quote_contradicts_is_reported_at_its_line(
         assert e.message.startswith(f"row leading_byte_offset: {key} = "), e.message
 
 
+@pytest.mark.parametrize("stray", ["note", "__NOT_A_MAPPING__", "not_a_mapping"])
+def test_a_mapping_row_is_read_whatever_other_keys_it_has(tmp_path: Path, stray: str) -> None:
+    # only a row that is not a mapping at all (the "- 5" after it) is passed over; a stray key
+    # (SPEC-SCHEMA's to report) never hides a field its quote contradicts
+    row = ROW.format(anchor="table, bits 29-16", lsb=32, width=14).replace(
+        "{id: leading_byte_offset,", f"{{{stray}: 1, id: leading_byte_offset,")
+    doc = raw_document(tmp_path, HEAD + row + "  - 5\n")
+    errors = QuoteRule().check(doc)
+    assert [(e.rule, e.line) for e in errors] == [("SPEC-QUOTE", 4)]
+    assert errors[0].message.startswith("row leading_byte_offset: lsb_bits = "), errors[0].message
+
+
 def test_other_kinds_are_not_read(tmp_path: Path) -> None:
     doc = raw_document(tmp_path, HEAD.replace("descriptor_field", "element_type")
                        + ROW.format(anchor="bits 29-16", lsb=3, width=3))
@@ -73,6 +86,23 @@ def test_a_field_the_tables_hold_differently_is_reported_at_both_rows() -> None:
     assert [(e.path, e.rule) for e in errors] == [
         ("spec/wgmma/matrix_descriptor.yaml", "SPEC-QUOTE"), ("spec/cute/gmma_descriptor.yaml", "SPEC-QUOTE")]
     assert all("stride_byte_offset.encode_shift_bits: 4 in wgmma" in e.message for e in errors)
+
+
+def test_a_disagreement_of_the_tables_is_reported_at_the_line_of_each_row() -> None:
+    spec = replaced_row(default_spec(), "cute/gmma_descriptor:stride_byte_offset", width_bits=13)
+    errors = table_errors("spec", spec.rows)
+    lines = [_row_line(f, "stride_byte_offset") for f in ("wgmma/matrix_descriptor.yaml",
+                                                          "cute/gmma_descriptor.yaml")]
+    assert [(e.path, e.line, e.rule) for e in errors] == [
+        ("spec/wgmma/matrix_descriptor.yaml", lines[0], "SPEC-QUOTE"),
+        ("spec/cute/gmma_descriptor.yaml", lines[1], "SPEC-QUOTE")]
+
+
+def _row_line(file: str, row_id: str) -> int:
+    """The 1-based line of the row `{id: row_id, ...}` in the bundled spec's file."""
+    text = (DEFAULT_SPEC_DIR / file).read_text().splitlines()
+    (line,) = [i for i, ln in enumerate(text, 1) if f"{{id: {row_id}," in ln]
+    return line
 
 
 def test_codes_only_one_table_quotes_fix_the_others() -> None:
