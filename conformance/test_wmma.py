@@ -58,6 +58,12 @@ def test_a_misaligned_pointer_is_named_at_instance_0() -> None:
         assert named in verdict.message
 
 
+def test_a_misaligned_start_is_a_verdict_of_false_not_merely_falsy() -> None:
+    # the probe records `ok` as the case's rule_ok field (gpu/families/wmma.py): false, a bool
+    assert W.check_alignment(0x10, 16, 16, 32, 16).ok is False
+    assert W.check_alignment(0x20, 8, 16, 32, 16).ok is False
+
+
 def test_a_misaligned_stride_is_named_at_the_first_start_it_breaks() -> None:
     # s = 8 f16 elements is 16 bytes: the second row starts at byte 0x30
     verdict = W.check_alignment(0x20, 8, 16, 32, 16)
