@@ -221,6 +221,25 @@ def test_memo_keeps_one_value_per_key() -> None:
     assert made == ["one", "two"]
 
 
+def test_a_case_key_points_at_its_row_its_file_or_the_first_file_of_its_kind() -> None:
+    # a hand-made tree: a key `<file stem>:<id>` names a row (at its line), a stem alone or with
+    # an id it lacks names the file (line 1), a kind's name the first file holding that kind
+    # (line 1), anything else no file
+    rows = (records.ElementType(id="f16", width_bits=16, file="wgmma/types.yaml", line=7),
+            records.ElementType(id="s4", width_bits=4, file="wgmma/types.yaml", line=9),
+            records.DescriptorField(id="lbo", file="cute/desc.yaml", line=4),
+            records.DescriptorField(id="lbo", file="wgmma/desc.yaml", line=12))
+    spec = Spec(Path("scratch"), rows)
+    for key, where in [("wgmma/types:s4", ("wgmma/types.yaml", 9)),
+                       ("wgmma/desc:lbo", ("wgmma/desc.yaml", 12)),
+                       ("wgmma/types", ("wgmma/types.yaml", 1)),
+                       ("wgmma/types:f99", ("wgmma/types.yaml", 1)),
+                       ("descriptor_field:lbo.lsb_bits", ("cute/desc.yaml", 1)),
+                       ("element_type", ("wgmma/types.yaml", 1)),
+                       ("wmma/strides:m16n16k16", ("", 1))]:
+        assert spec_mod.key_location(spec, key) == where, key
+
+
 def test_iterating_a_spec_gives_its_rows_in_order() -> None:
     rows = (records.ElementType(id="b", width_bits=4), records.ElementType(id="a", width_bits=8))
     assert list(Spec(Path("scratch"), rows)) == list(rows)
