@@ -17,9 +17,11 @@ profile that HYPOTHESIS_PROFILE names, which the runner sets to this one.
 And it bounds each mutant's run (run_mutmut.py's --test-time-limit, passed as
 PTXCONF_MUTANT_TEST_CPU_S): in a mutant's run, each test may take that many CPU seconds, after
 which the kernel stops the process with SIGXCPU, which mutmut reads as a timeout (caught), as it
-reads its own limit. mutmut's own limit is scaled from its stats run's durations (15 x the
-mutant's tests' estimate, wall clock): notation's looping parser mutants, on a path of about
-490 s of estimated tests, would each have run two hours."""
+reads its own limit. A mutant that loops does so inside one test, so it stops that many seconds
+into it; mutmut's own limit is 15 x the estimate of all the mutant's tests (wall clock): two
+hours for a mutant of notation's parser, whose 967 tests are estimated at 490 s. A mutant that
+is merely slow because it reaches many tests, each within the limit, runs them all: stopping it
+would count a survivor as caught."""
 
 import math
 import os

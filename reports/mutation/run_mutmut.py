@@ -53,8 +53,10 @@ PACKAGE = "src/ptxconf"
 PROFILE = "mutmut"
 #: CPU seconds one test of a mutant's run may take (--test-time-limit): the slowest test of the
 #: selection takes about 50 s in mutmut's stats run (test_facts.py's every-field sweep), so twice
-#: that and some: a looping mutant stops within two minutes of its test's start, not after
-#: mutmut's own limit (15 x the estimate of all the mutant's tests: up to two hours).
+#: that and some: a mutant looping in a test stops two minutes into it, not at mutmut's own
+#: limit (15 x the estimate of all the mutant's tests: up to two hours). A limit on the whole
+#: run would also stop survivors that reach many tests (notation's: 967, about 8 minutes) and
+#: count them as caught.
 TEST_TIME_LIMIT_S = 120
 #: The variable that passes it to mutmut_profile.py in mutmut's children.
 LIMIT_ENV = "PTXCONF_MUTANT_TEST_CPU_S"
