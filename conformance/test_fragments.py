@@ -16,6 +16,7 @@ import pytest
 from case_outcomes import raises_naming
 from hypothesis import given
 from hypothesis import strategies as st
+from scratch_spec import replaced_row
 
 from ptxconf.app.cli import main
 from ptxconf.oracle import facts, fragments, instructions
@@ -339,6 +340,18 @@ def test_fragment_array_without_a_spec_is_a_read_only_table() -> None:
     assert not table.flags.writeable
     with pytest.raises(ValueError, match="read-only"):
         table[0, 0] = 1
+
+def test_an_a_register_count_written_in_n_is_read_at_the_instructions_n() -> None:
+    # the bundled A rows state a constant ("four .f16x2 registers"); a row written in N, as the
+    # accumulators are, is read at the instruction's N: N/16 is 4 registers at N = 64 (the
+    # 64x16 A tile is 128 threads x 4 registers x 2 elements) and 8 at N = 128, twice the
+    # slots the tile has, which the bijection check refuses
+    spec = replaced_row(default_spec(), "wgmma/register_fragments:k16.A.f16", registers="N/16")
+    assert F.fragment_map("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16", "A", spec
+                          ).registers == 4
+    with pytest.raises(F.FragmentMapError):
+        F.fragment_map("wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16", "A", spec)
+
 
 def test_tv_rows_refuses_a_layout_that_is_not_thread_value() -> None:
     with raises_naming(ValueError, "8:1", "rank-2"):
