@@ -387,6 +387,7 @@ def main(argv: list[str] | None = None) -> int:
         last = json.loads(args.report.read_text(encoding="utf-8")) if args.report.exists() else {}
         seed, args.per_module = last.get("seed", -1), last.get("per_module", 0)
         args.test_time_limit = last.get("test_time_limit_s")
+        commit = last.get("commit", "")
         every, chosen = ran_mutants()
         print(f"the last run again (seed {seed}), explanations from {args.explained}")
     else:
@@ -394,6 +395,7 @@ def main(argv: list[str] | None = None) -> int:
         mutate = [f"{LAYOUT[PACKAGE]}/{m}" for m in args.module] if args.module else None
         print(f"seed {seed} (repeat this run with --seed {seed}), {args.per_module} mutants per "
               f"module, {args.test_time_limit:g} CPU s a test", flush=True)
+        commit = _git("rev-parse", "HEAD")  # the tree staged (its tests, its explanations)
         build_stage(args.source, False, args.tests, mutate)
         every = generated_mutants(args.jobs)
         chosen = sample(every, args.per_module, seed)
@@ -421,7 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     args.report.parent.mkdir(parents=True, exist_ok=True)
     args.report.write_text(json.dumps({
         "tool": f"mutmut {_version('mutmut')}", "seed": seed, "per_module": args.per_module,
-        "commit": _git("rev-parse", "HEAD"), "source": args.source,
+        "commit": commit, "source": args.source,
         "test_time_limit_s": args.test_time_limit,
         "modules": {m: {**scores[m], "of": len(every[m]), "floor": floors.get(m)} for m in chosen},
     }, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
