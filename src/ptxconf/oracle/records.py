@@ -570,6 +570,96 @@ class CuteDslExample(Row):
     elems_per_bank_word: int | None = None
 
 
+#: How a shape of ldmatrix / stmatrix takes `.trans`: allowed, required, or not spelled.
+TransRule = Literal["optional", "mandatory", "none"]
+WarpInstruction = Literal["ldmatrix", "stmatrix"]
+
+
+@dataclass(frozen=True)
+class WarpMatrixShape(Row):
+    """A shape of the warp-level matrix load or store (ldmatrix, stmatrix): the m x n matrices
+    it moves, their element size, the types, .num and .trans it takes, its first target."""
+
+    KIND: ClassVar[str] = "warp_matrix_shape"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"registers_per_matrix"})
+    instruction: WarpInstruction = "ldmatrix"
+    shape: str = ""
+    m_elems: int = 0
+    n_elems: int = 0
+    element_bits: int = 0
+    types: tuple[str, ...] = ()
+    nums: tuple[str, ...] = ()
+    trans: TransRule = "optional"
+    #: The 32-bit registers one matrix takes in each thread ("two destination registers r0 and
+    #: r1" for 16x16).
+    registers_per_matrix: int = 0
+    target: str = ""
+
+    def expected_id(self) -> str:
+        """<instruction>.<shape>."""
+        return f"{self.instruction}.{self.shape}"
+
+
+@dataclass(frozen=True)
+class WarpMatrixAddresses(Row):
+    """A row of the .num table of ldmatrix / stmatrix: the thread groups (the table's columns)
+    and the row addresses each supplies, the matrices and registers of the .num."""
+
+    KIND: ClassVar[str] = "warp_matrix_addresses"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset(
+        {"matrices", "registers", "addresses_per_matrix"})
+    instruction: WarpInstruction = "ldmatrix"
+    num: str = ""
+    matrices: int = 0
+    registers: int = 0
+    register_bits: int = 0
+    addresses_per_matrix: int = 0
+    thread_groups: tuple[str, ...] = ()
+    addresses: tuple[str, ...] = ()
+
+    def expected_id(self) -> str:
+        """<instruction>.<num>."""
+        return f"{self.instruction}.{self.num}"
+
+
+@dataclass(frozen=True)
+class WarpMatrixFragment(Row):
+    """How a warp holds one matrix of a shape (its id is the shape row's): the threads that
+    hold one row, the bytes of a row and the alignment of a row address, and what .trans
+    means (ldmatrix's Figure 104, stmatrix's Figure 107 and the sentences around them)."""
+
+    KIND: ClassVar[str] = "warp_matrix_fragment"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"threads_per_row"})
+    threads_per_row: int = 0
+    row_bytes: int = 0
+    alignment_bytes: int = 0
+    trans_format: Literal["column-major"] = "column-major"
+
+
+@dataclass(frozen=True)
+class CuteCopyOp(Row):
+    """A CuTe copy Operation struct (cute/arch/copy_sm75.hpp, copy_sm90.hpp): the PTX it
+    issues and its register arrays, as the header spells them."""
+
+    KIND: ClassVar[str] = "cute_copy_op"
+    ptx: str = ""
+    s_registers: str = ""
+    d_registers: str = ""
+
+
+@dataclass(frozen=True)
+class CuteCopyTraits(Row):
+    """A CuTe Copy_Traits specialization (cute/atom/copy_traits_sm75.hpp, _sm90.hpp): the right
+    side of each `using` as the header spells it (a C++ Layout, or another atom's layout by
+    name: `typename Copy_Traits<SM75_U32x1_LDSM_N>::DstLayout`)."""
+
+    KIND: ClassVar[str] = "cute_copy_traits"
+    thr_id: str = ""
+    src_layout: str = ""
+    dst_layout: str = ""
+    ref_layout: str = ""
+
+
 def _decimal(text: str) -> bool:
     """ASCII digits only ("²" and "٣" are digits to str.isdigit, not to the tables)."""
     return text.isascii() and text.isdigit()
@@ -603,5 +693,6 @@ RECORD_KINDS: dict[str, type[Row]] = {
         RegisterFragment, InstructionType, InstructionOperand, OperandStorage, MajorConvention,
         WmmaDefaultStride, WmmaRule, WmmaAlignmentExample, CuteLayout, ModeStatement,
         OperationRegisters, ThreadGroup, AtomSelection, PrintedAtom, CuteDslExample,
+        WarpMatrixShape, WarpMatrixAddresses, WarpMatrixFragment, CuteCopyOp, CuteCopyTraits,
     )
 }

@@ -64,7 +64,8 @@ def type_bits(spec: Spec, atom: str) -> dict[str, int]:
 
 
 def cpp_layout(text: str, where: str = "") -> Layout:
-    """The layout a C++ `Layout<Shape <...>, Stride<...>>` (or `Layout<_128, _1>`) spells."""
+    """The layout a C++ `Layout<Shape <...>, Stride<...>>` (or `Layout<_128, _1>`, or
+    `Layout<_32>` with CuTe's compact column-major strides) spells."""
     tokens, pos = [], 0
     while pos < len(text):
         m = CPP_TOKEN.match(text, pos)
@@ -93,6 +94,8 @@ def cpp_layout(text: str, where: str = "") -> Layout:
         if not tokens or tokens[0] != "Layout<":
             raise fail(f"{where}: {text!r} is not a Layout<...>")
         shape, i = value(1)
+        if tokens[i:] == [">"]:  # Layout<_32>: CuTe's default, compact column-major strides
+            return Layout(shape)  # type: ignore[arg-type]  # value() builds nested int tuples
         if tokens[i] != ",":
             raise fail(f"{where}: {text!r}: expected Layout<shape, stride>")
         stride, i = value(i + 1)

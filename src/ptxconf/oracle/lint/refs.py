@@ -4,7 +4,8 @@
   lookup of that id ambiguous). Kinds that each source file defines afresh (the descriptor
   fields of the PTX ISA and of CUTLASS's witness, looked up per file) are exempt.
 * `SPEC-REF`: every field that names another row (an element type, a register fragment, a
-  canonical layout, a wmma shape, a swizzle atom) names one that exists.
+  canonical layout, a wmma shape, a swizzle atom, the shape a warp-matrix fragment describes,
+  the Operation struct of a CuTe copy atom's traits) names one that exists.
 """
 
 from __future__ import annotations
@@ -33,6 +34,8 @@ REFERENCES: dict[tuple[type[records.Row], str], type[records.Row]] = {
     (records.WmmaAlignmentExample, "dtype"): records.ElementType,
     (records.PrintedAtom, "dtype"): records.ElementType,
     (records.CuteDslExample, "dtype"): records.ElementType,
+    (records.WarpMatrixFragment, "id"): records.WarpMatrixShape,
+    (records.CuteCopyTraits, "id"): records.CuteCopyOp,
 }
 
 
