@@ -14,6 +14,7 @@ from types import ModuleType
 from ptxconf.oracle.checks import (
     completeness,
     cute_atoms,
+    cute_copy,
     cute_points,
     cutedsl,
     cutedsl_ties,
@@ -25,6 +26,7 @@ from ptxconf.oracle.checks import (
     mode_sizes,
     register_types,
     smem_layouts,
+    warp_matrix,
     wmma_checks,
 )
 from ptxconf.oracle.checks.base import PROVIDER, Case, make_case
@@ -34,7 +36,7 @@ from ptxconf.oracle.spec import Spec
 MODULES: tuple[ModuleType, ...] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                                    cute_atoms, cutedsl, completeness, descriptor_ranges,
                                    element_witness, figure_ties, register_types, mode_sizes,
-                                   cutedsl_ties, cute_points)
+                                   cutedsl_ties, cute_points, warp_matrix, cute_copy)
 
 
 def all_cases(spec: Spec) -> Iterator[Case]:
