@@ -11,6 +11,8 @@
 | bank_conflict_free | canonical-layout row | banks |
 | wmma_alignment_equivalence, wmma_default_stride | wmma shape x matrix x layout | wmma_rules |
 | distinguish_<hypothesis> | canonical row (x element width for swizzle_unit) | distinguish |
+| warp_fragment_bijective, warp_trans_transpose, | ldmatrix / stmatrix form (shape x .num x | warp_matrix |
+| warp_store_inverts_load | .trans x type) | |
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from ptxconf.oracle.proofs import (
     layouts,
     swizzles,
     synthesis,
+    warp_matrix,
     wmma_rules,
 )
 from ptxconf.oracle.proofs.runner import Claim
@@ -39,6 +42,7 @@ GENERATORS: tuple[Callable[[Spec], Iterable[Claim]], ...] = (
     wmma_rules.claims,
     distinguish.claims,
     synthesis.claims,
+    warp_matrix.claims,
 )
 
 
