@@ -3,7 +3,7 @@
 
 A tile is (row, col) -> byte address, the elements of a row in order: a CuTe layout as CUTLASS
 prints it ((row, col) -> element offset, its swizzle on byte addresses as `explain layout`
-reads it: ptxconf.oracle.explain.synthesize.parse_layout), or a canonical wgmma layout by name
+reads it: ptxconf.oracle.explain.printed.parse_layout), or a canonical wgmma layout by name
 (K_SW128, MN_INTER, ...: spec/wgmma/canonical_layouts.yaml, packed densely:
 ptxconf.oracle.banks.tile_offsets_bytes). An MN-major canonical tile is read along MN, where its
 16-byte rows run: its rows are k, its columns mn.
@@ -53,7 +53,7 @@ def tile(spec: Spec, text: str, dtype: str, *, start_bytes: int = 0) -> Tile:
     `start_bytes`; ValueError (an explain error) for a layout that is not (row, col) -> offset."""
     if any(r.id == text for r in spec.of(CanonicalLayout)):
         return _canonical(spec, spec.get(CanonicalLayout, text), dtype, start_bytes)
-    from ptxconf.oracle.explain.synthesize import parse_layout
+    from ptxconf.oracle.explain.printed import parse_layout
 
     user = parse_layout(spec, text, dtype)
     if user.mn * user.k > MAX_TILE_ELEMS:
