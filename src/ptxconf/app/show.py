@@ -88,6 +88,9 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
     operand_options(de)
     picture_options(de)
 
+    from ptxconf.app.show_ldmatrix import add_parsers
+    add_parsers(ss)  # `show ldmatrix`, `show stmatrix`
+
 
 def _emit(grid: Grid, args: argparse.Namespace) -> None:
     print_grid(grid, full=args.full)
@@ -214,6 +217,9 @@ def _descriptor(spec: Spec, args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace, spec: Spec) -> int:
     """Draw one answer."""
+    if args.show_cmd in ("ldmatrix", "stmatrix"):
+        from ptxconf.app.show_ldmatrix import cmd
+        return cmd(args, spec)
     if args.show_cmd == "smem-offsets":
         _emit(smem_picture(spec, args.dtype, args.major, args.swizzle, args.mn, args.k, args.lbo,
                            args.sbo, args.base_offset, args.base_offset_field, args.color_by),
