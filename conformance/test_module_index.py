@@ -34,6 +34,7 @@ THROUGH: dict[str, tuple[str, ...]] = {
     "ptxconf.app.progress": ("test_mutants.py", "test_interrupts.py"),
     "ptxconf.app.report_pictures": ("test_report.py", "test_draw.py"),
     "ptxconf.app.show": ("test_draw.py", "test_show.py"),
+    "ptxconf.app.show_ldmatrix": ("test_show_ldmatrix.py",),
     "ptxconf.app.spec_assembler": ("test_spec_validate_assembler.py",),
     "ptxconf.app.text_report": ("test_faults.py", "test_report.py"),
     "ptxconf.app.validate": ("test_spec_validate_assembler.py", "test_spec_choice.py"),

@@ -252,3 +252,50 @@ def test_a_new_n_range_from_yaml_alone(scratch: Path) -> None:
     path.write_text(yaml.safe_dump(data, sort_keys=False))
     gained = _gained(scratch, strict=False)  # the middle N of the range moves with it
     assert any("m64n256k16.f32.f16.f16" in i for i in gained["gpu"]), sorted(gained["gpu"])[:5]
+
+
+# --- ldmatrix / stmatrix: a .num and a shape from YAML alone -------------------------------
+
+
+def test_a_new_num_of_ldmatrix_and_stmatrix_from_yaml_alone(scratch: Path) -> None:
+    """.x2 (its .num rows, its place in the shapes' .num lists) is the 'new' count: the bundled
+    spec gains its forms' cases and proofs, .x2 and .x2.trans, over a tree without it."""
+    _without(scratch, "x2")
+    gained = _gained(scratch)
+    forms = {f"{i}.m8n8.x2{t}.b16" for i in ("ldmatrix", "stmatrix") for t in ("", ".trans")}
+    assert {i.split(":", 1)[1][:-1] for i in gained["self-consistency"]
+            if i.startswith("warp.form[")} == forms
+    assert {"warp.addresses[warp/ldmatrix_addresses:ldmatrix.x2]",
+            "warp.addresses[warp/stmatrix_addresses:stmatrix.x2]"} <= gained["self-consistency"]
+    if "proofs" in gained:  # z3 is here: the proofs list their claims
+        names = sorted(i.split("[", 1)[0] for i in gained["proofs"])
+        assert names == ["proof.warp_fragment_bijective"] * 4 + [
+            "proof.warp_store_inverts_load"] * 2 + ["proof.warp_trans_transpose"] * 2
+
+
+def test_a_new_ldmatrix_shape_from_yaml_alone(scratch: Path) -> None:
+    """.m8n16 (sm_100a) gets its forms' maps, cases and proofs from one fragment row: "An entire
+    row of the matrix can be loaded by a group of four consecutive and aligned threads. Each
+    thread in a warp loads 4 consecutive columns" (16 8-bit elements a 16-byte row)."""
+    from ptxconf.app.providers import REGISTRY
+    from ptxconf.core.context import RunContext
+    from ptxconf.oracle.spec import load_spec
+
+    path = scratch / "warp" / "matrix_fragments.yaml"
+    path.write_text(path.read_text() + (
+        "  - id: ldmatrix.m8n16\n    threads_per_row: 4\n    row_bytes: 16\n"
+        "    alignment_bytes: 16\n    trans_format: column-major\n"
+        '    cite: {anchor: "9.7.14.5.15, Figure 106 (outside the seeds)", text: "a group of four '
+        'consecutive and aligned threads", provenance: outside-seeds}\n'))
+    gained = {p: ids for p, ids in ((p, _ids(scratch)[p] - _ids(None)[p]) for p in
+                                      ("self-consistency", "proofs")) if ids}
+    forms = {f"ldmatrix.m8n16.{n}.b8x16.{s}" for n in ("x1", "x2", "x4")
+             for s in ("b6x16_p32", "b4x16_p64")}
+    assert {i.split(":", 1)[1][:-1] for i in gained["self-consistency"]
+            if i.startswith("warp.form[")} == forms
+    assert "warp.fragment[warp/matrix_fragments:ldmatrix.m8n16]" in gained["self-consistency"]
+    spec = load_spec(scratch)
+    ran = [c.run() for p in REGISTRY if p.name in gained and p.problem() is None
+           for c in p.load(spec, RunContext(gpu="off")) if c.id in gained[p.name]]
+    assert len(ran) == len(gained["self-consistency"]) + len(gained.get("proofs", ()))
+    assert [r.id for r in ran if r.status.value != "pass"] == []

@@ -169,7 +169,7 @@ def origins(form: Form, t: Tile) -> tuple[tuple[int, int], ...]:
     rows, cols = form.stored_dims
     down, across = t.dims[0] // rows, t.dims[1] // cols
     if down * across < form.matrices:
-        raise ValueError(f"a {t.dims[0]}x{t.dims[1]} tile holds {down * across} blocks of "
+        raise ValueError(f"the {t.dims[0]}x{t.dims[1]} tile holds {down * across} block(s) of "
                          f"{rows}x{cols}; {form.name} moves {form.matrices} matrices")
     return tuple((rows * (m % down), cols * (m // down)) for m in range(form.matrices))
 

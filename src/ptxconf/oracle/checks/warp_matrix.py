@@ -117,8 +117,10 @@ def _addresses(spec: Spec, row: WarpMatrixAddresses) -> str:
                  witness="the thread groups (the table's columns)")
     want = {lane: lane for lane in range(row.matrices * row.addresses_per_matrix)}
     if supplied != want:
-        raise fail(f"{row.key}: threads supply {_spans(supplied)}; {row.matrices} matrices of "
-                   f"{row.addresses_per_matrix} rows are addr0.. from threads 0.. in order",
+        last = len(want) - 1
+        raise fail(f"{row.key}: the cells give {_spans(supplied)}, where {row.matrices} "
+                   f"matrices of {row.addresses_per_matrix} rows take addr0-addr{last} from "
+                   f"threads 0-{last} in order",
                    supplied=sorted(supplied.items())[:8])
     return (f".{row.num}: threads 0-{len(supplied) - 1} supply addr0-addr{len(supplied) - 1} "
             f"({row.matrices} x {row.addresses_per_matrix} rows), {row.registers} x "

@@ -2,10 +2,11 @@
 (lane, register, element) of every derivable form (ptxconf.oracle.ldmatrix.forms).
 
 The map is written once, `cell`, over integers or Z3 bit-vectors alike, from the form's
-geometry: row = lane / threads_per_row + groups x (register % registers a matrix), col = (lane %
-threads_per_row) x elements + element, matrix = register / registers a matrix, and with .trans
-(row, col) exchanged. Each claim first holds the formula equal to the oracle's table
-(`ldmatrix.fragment`) on every point, so what Z3 proves is the oracle's map.
+geometry as the rows state it: row = lane / threads_per_row + groups x (register % registers a
+matrix), col = (lane % threads_per_row) x elements + element, matrix = register / registers a
+matrix, and with .trans (row, col) exchanged. Where the oracle derives the form, each claim
+first holds the formula equal to its table (`ldmatrix.fragment`) on every point, so what Z3
+proves is the oracle's map; where it refuses the rows, Z3 shows a point where they fail.
 
 * `warp_fragment_bijective`: a bijection from lanes x registers x elements onto the form's
   matrices x stored rows x cols (into the range, injective, and the two sets equal in size);
@@ -58,10 +59,22 @@ def _bv_rem(a: z3.BitVecRef, b: int) -> z3.BitVecRef:
 
 
 def _geometry(form: lm.Form) -> lm.Geometry:
-    """The form's geometry, and the formula equal to the oracle's table on every point
-    (AssertionError otherwise: the proof would be about another map)."""
-    g = lm.geometry(form)
-    for h in lm.fragment(form):
+    """The form's geometry as its rows state it (the oracle may refuse rows that do not tile: Z3
+    then shows where they fail), and, where the oracle derives the form, the formula equal to
+    its table on every point (AssertionError otherwise: the proof would be about another map)."""
+    frag, lanes = form.fragment, form.lanes
+    if frag is None:
+        raise ValueError(f"{form.shape.key}: no fragment row: its maps are not derived")
+    tpr = frag.threads_per_row
+    if tpr <= 0 or lanes % tpr:
+        raise Refuted(f"{frag.key}: {tpr} threads a row do not divide the {lanes} lanes",
+                      {"threads_per_row": tpr, "lanes": lanes})
+    g = lm.Geometry(tpr, lanes // tpr, form.elems_per_register, form.shape.registers_per_matrix)
+    try:
+        table = lm.fragment(form)
+    except ValueError:
+        return g
+    for h in table:
         got = cell(g, form.trans, h.lane, h.register, h.element, _int_div, _int_rem)
         if got != (h.matrix, h.row, h.col):
             raise AssertionError(f"{form.name}: the formula gives {got} at (lane {h.lane}, "
@@ -79,6 +92,7 @@ class _Point:
         self.domain = [z3.ULT(self.lane, form.lanes), z3.ULT(self.reg, form.registers),
                        z3.ULT(self.e, g.elems)]
         self.image = cell(g, form.trans, self.lane, self.reg, self.e, _bv_div, _bv_rem)
+        self.order = [self.lane, self.reg, self.e]
 
     def at(self, model: z3.ModelRef) -> dict[str, int]:
         """The point in a model."""
@@ -96,6 +110,11 @@ def _where(model: z3.ModelRef, image: tuple[Any, ...]) -> dict[str, int]:
     return dict(zip(("matrix", "row", "col"), (value(model, x) for x in image), strict=True))
 
 
+def _say(coords: dict[str, Any]) -> str:
+    """(lane 16, register 0, element 0), (matrix 0, row 8, col 0): a point in its own words."""
+    return "(" + ", ".join(f"{k} {v}" for k, v in coords.items()) + ")"
+
+
 def bijective(form: lm.Form) -> Claim:
     """The fragment is a bijection onto the form's matrices."""
 
@@ -105,18 +124,18 @@ def bijective(form: lm.Form) -> Claim:
         x, y = _Point(prover, form, g, "x"), _Point(prover, form, g, "y")
         prover.satisfiable(form.key, x.domain)
         m, r, c = x.image
-        hit = prover.find(x.domain, z3.Or(z3.UGE(m, form.matrices), z3.UGE(r, rows),
-                                          z3.UGE(c, cols)))
+        hit = prover.minimize([*x.domain, z3.Or(z3.UGE(m, form.matrices), z3.UGE(r, rows),
+                                                z3.UGE(c, cols))], x.order)
         if hit is not None:
             at, img = x.at(hit), _where(hit, x.image)
-            raise Refuted(f"{form.name}: {at} holds {img}, outside {form.matrices} x "
-                          f"{rows}x{cols}", {"point": at, "element": img}, _repro(form))
+            raise Refuted(f"{form.name}: {_say(at)} holds {_say(img)}, outside {form.matrices} "
+                          f"x {rows}x{cols}", {"point": at, "element": img}, _repro(form))
         differ = z3.Or(x.lane != y.lane, x.reg != y.reg, x.e != y.e)
         same = z3.And([a == b for a, b in zip(x.image, y.image, strict=True)])
-        hit = prover.find(x.domain, y.domain, differ, same)
+        hit = prover.minimize([*x.domain, *y.domain, differ, same], [*x.order, *y.order])
         if hit is not None:
             a, b, img = x.at(hit), y.at(hit), _where(hit, x.image)
-            raise Refuted(f"{form.name}: {a} and {b} both hold {img}",
+            raise Refuted(f"{form.name}: {_say(a)} and {_say(b)} both hold {_say(img)}",
                           {"points": [a, b], "element": img}, _repro(form))
         size = form.lanes * form.registers * g.elems
         if size != form.matrices * rows * cols:
@@ -141,13 +160,13 @@ def transpose(trans: lm.Form, plain: lm.Form) -> Claim:
         prover.satisfiable(trans.key, x.domain)
         mp, rp, cp = cell(gp, False, x.lane, x.reg, x.e, _bv_div, _bv_rem)
         mt, rt, ct = x.image
-        hit = prover.find(x.domain, z3.Or(mt != mp, rt != cp, ct != rp))
+        hit = prover.minimize([*x.domain, z3.Or(mt != mp, rt != cp, ct != rp)], x.order)
         if hit is not None:
             at = x.at(hit)
             got, plain_at = _where(hit, x.image), _where(hit, (mp, rp, cp))
-            raise Refuted(f"{trans.name}: {at} holds {got}; {plain.name} puts it at "
-                          f"{plain_at}, transposed not", {"point": at, "trans": got,
-                                                          "plain": plain_at}, _repro(trans))
+            raise Refuted(f"{trans.name}: {_say(at)} holds {_say(got)}; {plain.name} puts it at "
+                          f"{_say(plain_at)}, not its transpose",
+                          {"point": at, "trans": got, "plain": plain_at}, _repro(trans))
         return Proved(f"{trans.name} holds at (matrix, col, row) what {plain.name} holds at "
                       f"(matrix, row, col), for all {trans.lanes * trans.registers * gt.elems} "
                       "points", {})
@@ -165,17 +184,18 @@ def inverse(store: lm.Form, load: lm.Form) -> Claim:
         st_rows, ld_rows = lm.row_suppliers(store), lm.row_suppliers(load)
         if st_rows != ld_rows:
             lane = min(k for k in {*st_rows, *ld_rows} if st_rows.get(k) != ld_rows.get(k))
-            raise Refuted(f"lane {lane} supplies row {st_rows.get(lane)} to {store.name}, "
-                          f"{ld_rows.get(lane)} to {load.name}",
-                          {"lane": lane, "store": st_rows.get(lane), "load": ld_rows.get(lane)})
+            st, ld = (list(rows[lane]) if lane in rows else None for rows in (st_rows, ld_rows))
+            raise Refuted(f"lane {lane} supplies (matrix, row) {st} to {store.name}, {ld} to "
+                          f"{load.name}", {"lane": lane, "store": st, "load": ld})
         x = _Point(prover, store, gs, "x")
         prover.satisfiable(store.key, x.domain, z3.ULT(x.e, gl.elems))
         loaded = cell(gl, load.trans, x.lane, x.reg, x.e, _bv_div, _bv_rem)
-        hit = prover.find(x.domain, z3.Or([a != b for a, b in zip(x.image, loaded, strict=True)]))
+        hit = prover.minimize([*x.domain, z3.Or([a != b for a, b in
+                                                 zip(x.image, loaded, strict=True)])], x.order)
         if hit is not None:
             at = x.at(hit)
-            raise Refuted(f"{store.name} stores {at} at {_where(hit, x.image)}; {load.name} "
-                          f"loads it from {_where(hit, loaded)}",
+            raise Refuted(f"{store.name} stores {_say(at)} at {_say(_where(hit, x.image))}; "
+                          f"{load.name} loads it from {_say(_where(hit, loaded))}",
                           {"point": at, "store": _where(hit, x.image),
                            "load": _where(hit, loaded)}, _repro(store))
         return Proved(f"{load.name} after {store.name} is the identity on all "
