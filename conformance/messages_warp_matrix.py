@@ -14,7 +14,7 @@ from scratch_spec import default_row_replaced, edited_scratch_spec
 from ptxconf.core.cases import execute
 from ptxconf.oracle import ldmatrix as lm
 from ptxconf.oracle import ldmatrix_smem as sm
-from ptxconf.oracle.checks import cute_copy, warp_matrix
+from ptxconf.oracle.checks import cute_copy, warp_examples, warp_matrix
 from ptxconf.oracle.proofs import warp_matrix as proofs
 from ptxconf.oracle.proofs.cases import claim_case
 from ptxconf.oracle.spec import Spec, default_spec
@@ -196,3 +196,26 @@ def _inverse_rows() -> str:
     spec = default_row_replaced("WarpMatrixAddresses", "stmatrix.x2",
                                 addresses=("addr8–addr15", "addr0–addr7", "–", "–"))
     return _prove(spec, f"proof.warp_store_inverts_load[{ST}.x2.b16~{LD}.x2.b16]")
+
+
+# --- oracle/checks/warp_examples.py -------------------------------------------------------------
+
+
+@example("warp.example.passes")
+def _example_passes() -> str:
+    return _run(warp_examples, SPEC, "warp.example[warp/ldmatrix_examples:ldmatrix.m8n8.x2.trans.b16]").message
+
+
+@example("warp.example.element_bits")
+def _example_bits() -> str:
+    return _run(warp_examples, SPEC, "warp.example[warp/ldmatrix_examples:ldmatrix.m16n16.x1.trans.b8]").message
+
+
+@example("warp.example.generic_addressing")
+def _example_generic() -> str:
+    return _run(warp_examples, SPEC, "warp.example[warp/stmatrix_examples:stmatrix.m16n8.x1.trans.b8]").message
+
+
+@example("warp.example.no_form_of_the_section")
+def _example_no_form() -> str:
+    return _run(warp_examples, SPEC, "warp.example[warp/stmatrix_examples:stmatrix.m16n8.x4.b8]").message

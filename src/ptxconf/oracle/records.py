@@ -637,6 +637,17 @@ class WarpMatrixFragment(Row):
 
 
 @dataclass(frozen=True)
+class WarpMatrixExample(Row):
+    """An example of the ldmatrix / stmatrix sections as printed: its comment (without `//`) and
+    its code lines (the `.reg` declarations and the instruction). Its id is the form the
+    instruction spells (ldmatrix.m16n16.x1.trans.b8)."""
+
+    KIND: ClassVar[str] = "warp_matrix_example"
+    comment: str = ""
+    code: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class CuteCopyOp(Row):
     """A CuTe copy Operation struct (cute/arch/copy_sm75.hpp, copy_sm90.hpp): the PTX it
     issues and its register arrays, as the header spells them."""
@@ -693,6 +704,7 @@ RECORD_KINDS: dict[str, type[Row]] = {
         RegisterFragment, InstructionType, InstructionOperand, OperandStorage, MajorConvention,
         WmmaDefaultStride, WmmaRule, WmmaAlignmentExample, CuteLayout, ModeStatement,
         OperationRegisters, ThreadGroup, AtomSelection, PrintedAtom, CuteDslExample,
-        WarpMatrixShape, WarpMatrixAddresses, WarpMatrixFragment, CuteCopyOp, CuteCopyTraits,
+        WarpMatrixShape, WarpMatrixAddresses, WarpMatrixFragment, WarpMatrixExample, CuteCopyOp,
+        CuteCopyTraits,
     )
 }

@@ -26,6 +26,7 @@ from ptxconf.oracle.checks import (
     mode_sizes,
     register_types,
     smem_layouts,
+    warp_examples,
     warp_matrix,
     wmma_checks,
 )
@@ -36,7 +37,8 @@ from ptxconf.oracle.spec import Spec
 MODULES: tuple[ModuleType, ...] = (descriptor_checks, smem_layouts, fragments_checks, wmma_checks,
                                    cute_atoms, cutedsl, completeness, descriptor_ranges,
                                    element_witness, figure_ties, register_types, mode_sizes,
-                                   cutedsl_ties, cute_points, warp_matrix, cute_copy)
+                                   cutedsl_ties, cute_points, warp_matrix, warp_examples,
+                                   cute_copy)
 
 
 def all_cases(spec: Spec) -> Iterator[Case]:

@@ -1,7 +1,8 @@
 """ldmatrix / stmatrix rows against themselves (spec/warp/*.yaml): the PTX ISA's shape table,
 .num table and fragment sentences add up, and every form the oracle derives is a bijection.
 
-* `warp.shape`: the shape spells its m and n, each type its element width; one matrix fills
+* `warp.shape`: the shape spells its m and n, each type its element width (a packed format,
+  b6x16_p32, a row of n elements: 16 x 6 bits + 32 of padding = 16 bytes); one matrix fills
   registers_per_matrix registers of every lane (m x n x element bits = registers x register bits
   x lanes); the .num it takes are exactly those of the .num table whose registers, registers per
   matrix x matrices, are a vector the table gives ("1, 2, or 4 32-bit registers": so 16x16 takes
@@ -33,6 +34,8 @@ from ptxconf.oracle.spec import Spec
 
 #: A type's element width: b16 -> 16, b8x16.b6x16_p32 -> 8 (its container, the first part).
 _WIDTH = re.compile(r"[a-z]+(?P<bits>\d+)")
+#: A packed format: b8x16 (16 8-bit elements), b6x16_p32 (16 6-bit elements, 32 bits padding).
+_PACKED = re.compile(r"b(?P<bits>\d+)x(?P<count>\d+)(?:_p(?P<pad>\d+))?")
 
 
 def cases(spec: Spec) -> Iterator[Case]:
@@ -68,10 +71,17 @@ def _shape(spec: Spec, shape: WarpMatrixShape) -> str:
         raise fail(f"{shape.key}: {exc}") from None
     expect_equal("(m, n)", (shape.m_elems, shape.n_elems), dims, source=shape.key,
                  witness=f"the shape {shape.shape}")
+    row_bits = shape.n_elems * shape.element_bits
     for t in shape.types:
         m = _WIDTH.match(t)
         expect_equal(f"element width of .{t}", shape.element_bits, int(m["bits"]) if m else None,
                      source=shape.key, witness=f"the type name .{t}")
+        for part in _PACKED.finditer(t):  # b6x16_p32: 16 6-bit elements, 32 bits of padding
+            bits, count, pad = int(part["bits"]), int(part["count"]), int(part["pad"] or 0)
+            expect_equal(f"bits of a row as .{part[0]}", row_bits, bits * count + pad,
+                         source=shape.key, witness=f"{count} {bits}-bit elements + {pad} padding")
+            expect_equal(f"elements of a row as .{part[0]}", shape.n_elems, count,
+                         source=shape.key, witness=f"the type name .{part[0]}")
     bits, lanes = _register_bits(spec, shape.instruction), facts.warp_threads(spec)
     expect_equal("bits of one matrix", shape.m_elems * shape.n_elems * shape.element_bits,
                  shape.registers_per_matrix * bits * lanes, source=shape.key,
