@@ -50,7 +50,8 @@ def test_twelve_examples_four_of_them_known_findings() -> None:
 @pytest.mark.parametrize("num", ["x1", "x2"])
 def test_16x16_of_64_bit_elements_contradicts_the_shape_table(num: str) -> None:
     res = _run(warp_examples, SPEC, f"warp.example[{LD}:ldmatrix.m16n16.{num}.trans.b8]")
-    expect_fields(res, Status.DISCREPANCY, "documents_disagree", element_bits=[64, [8]])
+    expect_fields(res, Status.DISCREPANCY, "documents_disagree", element_bits=[64, [8]],
+                  disagree=["element_bits"])
 
 
 def test_6_bit_elements_are_what_b6x16_p32_holds() -> None:
@@ -60,14 +61,25 @@ def test_6_bit_elements_are_what_b6x16_p32_holds() -> None:
 
 def test_m16n8_without_trans_is_no_form_of_its_section() -> None:
     res = _run(warp_examples, SPEC, f"warp.example[{ST}:stmatrix.m16n8.x4.b8]")
-    expect_fields(res, Status.DISCREPANCY, "documents_disagree",
-                  example="stmatrix.sync.aligned.m16n8.x4.b8", trans="mandatory")
+    expect_fields(res, Status.DISCREPANCY, "documents_disagree", trans=[False, "mandatory"],
+                  disagree=["trans"])
 
 
 def test_generic_addressing_over_shared_contradicts_the_section() -> None:
     res = _run(warp_examples, SPEC, f"warp.example[{ST}:stmatrix.m16n8.x1.trans.b8]")
     expect_fields(res, Status.DISCREPANCY, "documents_disagree",
-                  generic_addressing=[True, "shared"])
+                  generic_addressing=[True, "shared"], disagree=["generic_addressing"])
+
+
+def test_a_second_disagreement_changes_the_finding(tmp_path: Path) -> None:
+    """The finding pins every key that disagrees: a count edited in the 64-bit example adds one."""
+    spec = edited_spec(tmp_path, "warp/ldmatrix_examples.yaml",
+                       'comment: "Load one 16x16 matrices of 64-bit elements and transpose them"',
+                       'comment: "Load two 16x16 matrices of 64-bit elements and transpose them"')
+    res = spec.findings.judge(_run(warp_examples, spec,
+                                   f"warp.example[{LD}:ldmatrix.m16n16.x1.trans.b8]"))
+    assert (res.status, res.code) == (Status.FAIL, "finding_changed")
+    assert res.fields["disagree"] == ["element_bits", "matrices"]
 
 
 def test_the_comment_with_8_bit_elements_passes(tmp_path: Path) -> None:
@@ -83,14 +95,16 @@ def test_one_register_for_x2_is_a_discrepancy(tmp_path: Path) -> None:
                        '"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {d0, d1}, [addr];"',
                        '"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {d0}, [addr];"')
     res = _run(warp_examples, spec, f"warp.example[{LD}:ldmatrix.m8n8.x2.trans.b16]")
-    expect_fields(res, Status.DISCREPANCY, "documents_disagree", registers=[["d0"], 2])
+    expect_fields(res, Status.DISCREPANCY, "documents_disagree", registers=[["d0"], 2],
+                  disagree=["registers"])
 
 
 def test_a_count_other_than_the_forms_is_a_discrepancy(tmp_path: Path) -> None:
     spec = edited_spec(tmp_path, "warp/stmatrix_examples.yaml", 'comment: "Store four 8x8 matrices"',
                        'comment: "Store two 8x8 matrices"')
     res = _run(warp_examples, spec, f"warp.example[{ST}:stmatrix.m8n8.x4.b16]")
-    expect_fields(res, Status.DISCREPANCY, "documents_disagree", matrices=[[2, 8, 8], [4, 8, 8]])
+    expect_fields(res, Status.DISCREPANCY, "documents_disagree", matrices=[[2, 8, 8], [4, 8, 8]],
+                  disagree=["matrices"])
 
 
 def test_an_id_other_than_the_form_fails(tmp_path: Path) -> None:

@@ -22,9 +22,10 @@ from collections.abc import Iterator
 from functools import partial
 from typing import Any
 
+from ptxconf.oracle import facts
 from ptxconf.oracle import ldmatrix as lm
 from ptxconf.oracle.checks.base import Case, discrepancy, fail, make_case
-from ptxconf.oracle.records import WarpMatrixExample, WarpMatrixShape
+from ptxconf.oracle.records import WarpMatrixExample, WarpMatrixFragment, WarpMatrixShape
 from ptxconf.oracle.spec import Spec
 
 _COUNT = re.compile(r"\b(?P<n>a single|one|two|four) (?P<m>\d+)x(?P<k>\d+) matri", re.I)
@@ -46,10 +47,12 @@ def cases(spec: Spec) -> Iterator[Case]:
         yield make_case("warp.example", ex.key, partial(_example, spec, ex))
 
 
-def _form(spec: Spec, ex: WarpMatrixExample, opcode: str) -> lm.Form:
-    """The form the instruction spells, or the discrepancy of one the rows do not allow."""
+def _form(spec: Spec, ex: WarpMatrixExample, opcode: str) -> tuple[lm.Form, str | None]:
+    """The form the instruction spells, and None; or, for one its section does not allow (a
+    .trans a shape forbids or requires), the form it would be and why it is not one (FAIL where
+    the rows have no such shape or .num at all)."""
     try:
-        return lm.form(spec, opcode)
+        return lm.form(spec, opcode), None
     except ValueError:
         pass
     try:
@@ -57,10 +60,12 @@ def _form(spec: Spec, ex: WarpMatrixExample, opcode: str) -> lm.Form:
     except ValueError as exc:
         raise fail(f"{ex.key}: {exc}") from None
     rows = [s for s in spec.of(WarpMatrixShape) if (s.instruction, s.shape) == (head, shape)]
-    why = (f"{rows[0].key} takes .trans {rows[0].trans}, .num {', '.join(rows[0].nums)}, "
-           f".type {', '.join(rows[0].types)}" if rows else f"no {head} row has .{shape}")
-    raise discrepancy(f"{ex.key}: the example spells {opcode}, a form its section does not "
-                      f"allow: {why}", example=opcode, trans=rows[0].trans if rows else None)
+    addr = lm.address_row(spec, head, num)
+    if not rows or addr is None or num not in rows[0].nums or kind not in rows[0].types:
+        raise fail(f"{ex.key}: {opcode}: no {head} rows give .{shape} .{num} .{kind}")
+    frag = next((f for f in spec.of(WarpMatrixFragment) if f.id == rows[0].id), None)
+    return (lm.Form(rows[0], addr, frag, trans, kind, facts.warp_threads(spec)),
+            f"{rows[0].key} takes .trans {rows[0].trans}")
 
 
 def _registers(ex: WarpMatrixExample, line: str) -> tuple[dict[str, tuple[int, list[str]]], list[str]]:
@@ -85,12 +90,15 @@ def _example(spec: Spec, ex: WarpMatrixExample) -> str:
     if line is None:
         raise fail(f"{ex.key}: no ldmatrix / stmatrix line in {list(ex.code)}")
     opcode = line.split()[0]
-    form = _form(spec, ex, opcode)
+    form, not_allowed = _form(spec, ex, opcode)
     if form.name != ex.id:
         raise fail(f"{ex.key}: the id names {ex.id}, the instruction spells {form.name}")
     declared, vector = _registers(ex, line)
     regs = next(((bits, names) for bits, names in declared.values() if names == vector), None)
     said: dict[str, tuple[object, object, str]] = {}
+    if not_allowed is not None:
+        said["trans"] = (form.trans, form.shape.trans,
+                         f"{opcode} is no form of its section: {not_allowed}")
     if regs is None or len(vector) != form.registers or regs[0] != form.addresses.register_bits:
         said["registers"] = (vector, form.registers,
                              f"{{{', '.join(vector)}}} of {list(declared)}, where the form has "
@@ -129,6 +137,7 @@ def _example(spec: Spec, ex: WarpMatrixExample) -> str:
                                    f"{addr_bits}-bit address register in the code")
     if said:
         fields: dict[str, Any] = {k: [a, b] for k, (a, b, _) in said.items()}
+        fields["disagree"] = sorted(said)  # pins what else agrees: a finding names every key
         raise discrepancy(f"{ex.key}: the example contradicts its section: "
                           + "; ".join(text for _, _, text in said.values()), **fields)
     return (f"{opcode}: {form.matrices} {shape.m_elems}x{shape.n_elems} matrices in "
