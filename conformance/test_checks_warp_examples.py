@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 from case_outcomes import expect_fields
 from case_outcomes import run_module_case as _run
-from scratch_spec import edited_spec
+from scratch_spec import copy_spec, edited_spec
 
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
 from ptxconf.oracle.checks import warp_examples
-from ptxconf.oracle.spec import default_spec
+from ptxconf.oracle.spec import default_spec, load_spec
 
 SPEC = default_spec()
 LD = "warp/ldmatrix_examples"
@@ -33,7 +33,8 @@ KNOWN = {f"warp.example[{LD}:ldmatrix.m16n16.x1.trans.b8]",
          f"warp.example[{ST}:stmatrix.m16n8.x4.b8]"}
 
 
-@pytest.mark.parametrize("case", [c for c in warp_examples.cases(SPEC) if c.id not in KNOWN],
+@pytest.mark.parametrize("case", [c for c in warp_examples.cases(SPEC) if c.id not in KNOWN
+                                  and c.check == "warp.example"],
                          ids=lambda c: c.id)
 def test_the_other_examples_say_what_their_section_says(case: object) -> None:
     res = execute(case)  # type: ignore[arg-type]
@@ -41,7 +42,7 @@ def test_the_other_examples_say_what_their_section_says(case: object) -> None:
 
 
 def test_twelve_examples_four_of_them_known_findings() -> None:
-    ids = {c.id for c in warp_examples.cases(SPEC)}
+    ids = {c.id for c in warp_examples.cases(SPEC) if c.check == "warp.example"}
     assert len(ids) == 12
     assert ids >= KNOWN
     assert all(SPEC.findings.by_case.get(i) is not None for i in KNOWN)
@@ -111,4 +112,17 @@ def test_an_id_other_than_the_form_fails(tmp_path: Path) -> None:
     spec = edited_spec(tmp_path, "warp/ldmatrix_examples.yaml", "- id: ldmatrix.m8n8.x4.b16",
                        "- id: ldmatrix.m8n8.x4.trans.b16")
     res = _run(warp_examples, spec, f"warp.example[{LD}:ldmatrix.m8n8.x4.trans.b16]")
+    expect_fields(res, Status.FAIL, "mismatch")
+
+
+@pytest.mark.parametrize("instruction", ["ldmatrix", "stmatrix"])
+def test_each_instruction_has_its_examples(instruction: str) -> None:
+    res = _run(warp_examples, SPEC, f"warp.examples_cover[warp_matrix_example:{instruction}]")
+    expect_fields(res, Status.PASS, "ok")
+
+
+def test_an_examples_file_deleted_whole_is_reported(tmp_path: Path) -> None:
+    root = copy_spec(tmp_path / "spec")
+    (root / "warp" / "ldmatrix_examples.yaml").unlink()
+    res = _run(warp_examples, load_spec(root), "warp.examples_cover[warp_matrix_example:ldmatrix]")
     expect_fields(res, Status.FAIL, "mismatch")

@@ -120,3 +120,34 @@ def test_two_threads_a_row_is_no_bijection() -> None:
     spec = default_row_replaced("WarpMatrixFragment", "ldmatrix.m8n8", threads_per_row=2)
     res = _run(warp_matrix, spec, f"warp.form[{SHAPES}:ldmatrix.m8n8.x1.b16]")
     expect_fields(res, Status.FAIL, "mismatch")
+
+
+def test_trans_where_the_syntax_line_spells_none_fails(tmp_path: Path) -> None:
+    """.m8n16's line, ldmatrix.sync.aligned.m8n16.num{.ss}.dst_fmt.src_fmt, has no .trans."""
+    spec = edited_spec(tmp_path, "warp/ldmatrix_shapes.yaml", "trans: none", "trans: optional")
+    res = _run(warp_matrix, spec, f"warp.shape[{SHAPES}:ldmatrix.m8n16]")
+    expect_fields(res, Status.FAIL, "mismatch", trans="optional", allowed=["none"])
+
+
+def test_a_shape_without_its_mandatory_trans_fails(tmp_path: Path) -> None:
+    """.m16n16's line spells .trans outside braces: mandatory."""
+    spec = edited_spec(tmp_path, "warp/ldmatrix_shapes.yaml", "trans: mandatory",
+                       "trans: optional")
+    res = _run(warp_matrix, spec, f"warp.shape[{SHAPES}:ldmatrix.m16n16]")
+    expect_fields(res, Status.FAIL, "mismatch", trans="optional", allowed=["mandatory"])
+
+
+def test_the_later_shapes_share_one_target(tmp_path: Path) -> None:
+    spec = edited_spec(tmp_path, "warp/stmatrix_shapes.yaml", "target: sm_100a",
+                       "target: sm_101a")
+    res = _run(warp_matrix, spec, f"warp.shape[{SHAPES}:ldmatrix.m16n16]")
+    expect_fields(res, Status.FAIL, "mismatch", targets=["sm_100a", "sm_101a"])
+
+
+def test_a_type_listed_twice_fails(tmp_path: Path) -> None:
+    spec = edited_spec(tmp_path, "warp/ldmatrix_shapes.yaml",
+                       "types: [b8, b8x16.b6x16_p32, b8x16.b4x16_p64]",
+                       "types: [b8, b8x16.b6x16_p32, b8x16.b6x16_p32]")
+    res = _run(warp_matrix, spec, f"warp.shape[{SHAPES}:ldmatrix.m16n16]")
+    expect_fields(res, Status.FAIL, "mismatch",
+                  listed=["b8", "b8x16.b6x16_p32", "b8x16.b6x16_p32"])

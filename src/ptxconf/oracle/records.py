@@ -594,6 +594,8 @@ class WarpMatrixShape(Row):
     #: r1" for 16x16).
     registers_per_matrix: int = 0
     target: str = ""
+    #: The syntax lines that spell the shape, as printed (`.shape`, or the shape by name).
+    syntax: tuple[str, ...] = ()
 
     def expected_id(self) -> str:
         """<instruction>.<shape>."""

@@ -12,7 +12,8 @@ shape table, the .num table and the syntax say (`warp.example`).
   "generic addressing" where the instruction names no state space ("If no state space is
   provided, generic addressing is used").
 
-A disagreement is the section contradicting itself: a spec discrepancy.
+A disagreement is the section contradicting itself: a spec discrepancy. `warp.examples_cover`:
+every instruction of the shape tables has example rows.
 """
 
 from __future__ import annotations
@@ -45,6 +46,19 @@ def cases(spec: Spec) -> Iterator[Case]:
     """One case per example."""
     for ex in spec.of(WarpMatrixExample):
         yield make_case("warp.example", ex.key, partial(_example, spec, ex))
+    for instruction in dict.fromkeys(s.instruction for s in spec.of(WarpMatrixShape)):
+        yield make_case("warp.examples_cover", f"{WarpMatrixExample.KIND}:{instruction}",
+                        partial(_cover, spec, instruction))
+
+
+def _cover(spec: Spec, instruction: str) -> str:
+    """Every instruction of the shape tables has its section's examples (a file of them deleted
+    whole leaves the kind, and its findings, without a trace otherwise)."""
+    mine = [e.id for e in spec.of(WarpMatrixExample) if e.id.split(".")[0] == instruction]
+    if not mine:
+        raise fail(f"no {instruction} example rows (spec/warp/{instruction}_examples.yaml): its "
+                   "section's examples are rows")
+    return f"{len(mine)} {instruction} examples"
 
 
 def _form(spec: Spec, ex: WarpMatrixExample, opcode: str) -> tuple[lm.Form, str | None]:

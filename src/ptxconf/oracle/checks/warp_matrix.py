@@ -6,7 +6,9 @@
   registers_per_matrix registers of every lane (m x n x element bits = registers x register bits
   x lanes); the .num it takes are exactly those of the .num table whose registers, registers per
   matrix x matrices, are a vector the table gives ("1, 2, or 4 32-bit registers": so 16x16 takes
-  only .x1 and .x2); a shape the harness's target has, has a fragment row;
+  only .x1 and .x2); its syntax lines spell it, its types and its .trans; a shape the harness's
+  target has, has a fragment row, and the shapes past it share one target (the sections' Target
+  ISA Notes give one list of architectures);
 * `warp.addresses`: a .num row's count is its matrices and registers; its thread groups split
   the warp into groups of the eight addresses a matrix needs, the first `matrices` of them
   supplying addr0, addr1, ... in order, the others none; its registers are wgmma's width;
@@ -36,6 +38,8 @@ from ptxconf.oracle.spec import Spec
 _WIDTH = re.compile(r"[a-z]+(?P<bits>\d+)")
 #: A packed format: b8x16 (16 8-bit elements), b6x16_p32 (16 6-bit elements, 32 bits padding).
 _PACKED = re.compile(r"b(?P<bits>\d+)x(?P<count>\d+)(?:_p(?P<pad>\d+))?")
+#: `.trans` spelled outside braces: the syntax line requires it.
+_MANDATORY = re.compile(r"(?<!\{)\.trans(?!\})")
 
 
 def cases(spec: Spec) -> Iterator[Case]:
@@ -72,6 +76,10 @@ def _shape(spec: Spec, shape: WarpMatrixShape) -> str:
     expect_equal("(m, n)", (shape.m_elems, shape.n_elems), dims, source=shape.key,
                  witness=f"the shape {shape.shape}")
     row_bits = shape.n_elems * shape.element_bits
+    for field in ("types", "nums"):
+        values = list(getattr(shape, field))
+        if len(set(values)) != len(values):
+            raise fail(f"{shape.key}: {field} {values} lists one twice", listed=values)
     for t in shape.types:
         m = _WIDTH.match(t)
         expect_equal(f"element width of .{t}", shape.element_bits, int(m["bits"]) if m else None,
@@ -92,8 +100,15 @@ def _shape(spec: Spec, shape: WarpMatrixShape) -> str:
     expect_equal(".num", list(shape.nums), fits, source=shape.key,
                  witness=f"the .num rows whose registers ({shape.registers_per_matrix} a matrix) "
                          f"are a vector of {vectors}")
+    _syntax(shape)
     derived = any(f.id == shape.id for f in spec.of(WarpMatrixFragment))
     harness = lm.target_number(lm.HARNESS_TARGET)
+    later = sorted({s.target for s in spec.of(WarpMatrixShape)
+                    if lm.target_number(s.target) > harness})
+    if target > harness and len(later) > 1:
+        raise fail(f"{shape.key}: the shapes past {lm.HARNESS_TARGET} name targets {later}; the "
+                   "sections' Target ISA Notes give them one list of architectures",
+                   targets=later)
     if target <= harness and not derived:
         raise fail(f"{shape.key}: {shape.target} is at or before {lm.HARNESS_TARGET}, but no "
                    "fragment row derives its maps (spec/warp/matrix_fragments.yaml)")
@@ -102,6 +117,32 @@ def _shape(spec: Spec, shape: WarpMatrixShape) -> str:
             f"{shape.registers_per_matrix} register(s) x {lanes} lanes; .num {', '.join(fits)}; "
             f"{len(forms)} forms, {shape.target}"
             + ("" if derived else f" (maps not derived: later than {lm.HARNESS_TARGET})"))
+
+
+def _syntax(shape: WarpMatrixShape) -> None:
+    """The syntax lines spell the shape (by name or as `.shape`), a line for each kind of type
+    (`.type`; a packed format, `.dst_fmt.src_fmt`), and the row's .trans: mandatory where a line
+    spells `.trans`, none where no line has it; `{.trans}` is optional, or mandatory by the
+    text ("for 16x16 matrices, .trans is mandatory")."""
+    lines = list(shape.syntax)
+    if not lines or any(not line.startswith(f"{shape.instruction}.") or
+                        (f".{shape.shape}." not in line and ".shape." not in line)
+                        for line in lines):
+        raise fail(f"{shape.key}: syntax {lines} does not spell {shape.instruction} .{shape.shape}",
+                   syntax=lines)
+    for t in shape.types:
+        spelling = ".dst_fmt.src_fmt" if _PACKED.search(t) else ".type"
+        if not any(spelling in line for line in lines):
+            raise fail(f"{shape.key}: no syntax line spells .{t} ({spelling})", syntax=lines)
+    if any(_MANDATORY.search(line) for line in lines):
+        allowed = ["mandatory"]
+    elif any("{.trans}" in line for line in lines):
+        allowed = ["optional", "mandatory"]
+    else:
+        allowed = ["none"]
+    if shape.trans not in allowed:
+        raise fail(f"{shape.key}: .trans {shape.trans}, where its syntax {lines} allows "
+                   f"{' or '.join(allowed)}", trans=shape.trans, allowed=allowed)
 
 
 def _addresses(spec: Spec, row: WarpMatrixAddresses) -> str:
