@@ -66,7 +66,7 @@ def test_two_threads_a_row_put_lane_16_outside_the_matrix() -> None:
         Status.DISCREPANCY, "refuted", "refuted")
     assert res.fields["counterexample"] == {"point": {"lane": 16, "register": 0, "element": 0},
                                             "element": {"matrix": 0, "row": 8, "col": 0}}
-    assert "ldmatrix.m8n8.x2.b16" in res.fields["reproduce"]
+    assert "ldmatrix.m8n8.x2.b16" in res.fields["reproduce_python"]
 
 
 def test_a_stmatrix_of_two_threads_a_row_stores_lane_2_elsewhere() -> None:

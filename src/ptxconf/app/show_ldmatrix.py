@@ -1,5 +1,6 @@
 """`ptxconf show ldmatrix` / `show stmatrix`: which lane supplies which row address and which lane
-holds which element, as text grids within 120 columns; with `--smem-layout` also where each row
+holds which element, as text grids within 120 columns (the terminal's width where narrower,
+prose wrapped as every command's: ptxconf.app.terminal); with `--smem-layout` also where each row
 address points in a shared-memory tile and whether the instruction moves the tile's elements
 (ptxconf.oracle.ldmatrix, ptxconf.oracle.ldmatrix_smem).
 
@@ -16,10 +17,10 @@ address points in a shared-memory tile and whether the instruction moves the til
 from __future__ import annotations
 
 import argparse
-import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ptxconf.app import terminal
 from ptxconf.app.options import int_arg, spec_options
 
 if TYPE_CHECKING:
@@ -27,8 +28,19 @@ if TYPE_CHECKING:
     from ptxconf.oracle.ldmatrix_smem import TileAccess
     from ptxconf.oracle.spec import Spec
 
-#: The widest line a picture prints.
+#: The widest line a picture prints, however wide the terminal (its width where narrower:
+#: ptxconf.app.terminal; 120 where stdout is no terminal).
 WIDTH = 120
+
+
+def width() -> int:
+    """The width the grids fit: the terminal's, at most WIDTH."""
+    return min(WIDTH, terminal.columns())
+
+
+def _prose(text: str, indent: str = "") -> list[str]:
+    """A sentence wrapped as every command's prose is (ptxconf.app.terminal.wrap)."""
+    return terminal.wrap(text, indent).split("\n")
 INSTRUCTIONS = ("ldmatrix", "stmatrix")
 
 
@@ -73,8 +85,7 @@ def cmd(args: argparse.Namespace, spec: Spec) -> int:
         t = ldmatrix_smem.tile(spec, args.smem_layout, args.dtype, start_bytes=args.start)
         lines += tile_lines(ldmatrix_smem.access(spec, form, t))
     for line in lines:
-        print("\n".join(textwrap.wrap(line, WIDTH, subsequent_indent="    ",
-                                       break_on_hyphens=False) or [""]))
+        print(line)
     return 0
 
 
@@ -86,21 +97,22 @@ def form_lines(form: Form) -> list[str]:
     held = lm.fragment(form)
     rows, cols = form.stored_dims
     moves = "loads" if shape.instruction == "ldmatrix" else "stores"
-    out = [f"{form.ptx}: {moves} {form.matrices} {shape.m_elems}x{shape.n_elems} matrices of "
-           f"{shape.element_bits}-bit elements{' (column-major)' if form.trans else ''}; "
-           f"{form.registers} register(s) a lane; {shape.target}",
-           "  spec: " + ", ".join(f"spec/{r.file}:{r.line}" for r in (shape, form.addresses,
-                                                                     form.fragment) if r), ""]
+    out = _prose(f"{form.ptx}: {moves} {form.matrices} {shape.m_elems}x{shape.n_elems} matrices "
+                 f"of {shape.element_bits}-bit elements"
+                 f"{' (column-major)' if form.trans else ''}; {form.registers} register(s) a "
+                 f"lane; {shape.target}")
+    out += _prose("spec: " + ", ".join(f"spec/{r.file}:{r.line}" for r in
+                                       (shape, form.addresses, form.fragment) if r), "  ") + [""]
     suppliers = lm.row_suppliers(form)
     by_row = {mr: lane for lane, mr in suppliers.items()}
-    out.append("row addresses: the lane whose address starts each stored row (the others' are "
-               "not used)")
+    out += _prose("row addresses: the lane whose address starts each stored row (the others' "
+                  "are not used)")
     out += _grid("matrix", "row", [f"m{m}" for m in range(form.matrices)],
                  [str(r) for r in range(rows)],
                  [[f"T{by_row[(m, r)]}" for r in range(rows)] for m in range(form.matrices)])
     out.append("")
-    out.append("elements as stored (row: the row an address starts, col: its element): the "
-               "lane.element that holds it")
+    out += _prose("elements as stored (row: the row an address starts, col: its element): the "
+                  "lane.element that holds it")
     cell = {(h.matrix, h.row, h.col): f"T{h.lane}.{h.element}" for h in held}
     regs = {m: sorted({h.register for h in held if h.matrix == m}) for m in range(form.matrices)}
     grids: dict[tuple[tuple[str, ...], ...], list[int]] = {}
@@ -119,11 +131,12 @@ def tile_lines(acc: TileAccess) -> list[str]:
     t, form = acc.tile, acc.form
     ax0, ax1 = t.axes
     where = ", ".join(f"m{m} at ({ax0} {r}, {ax1} {c})" for m, (r, c) in enumerate(acc.origins))
-    out = ["", f"tile {t.name} ({t.dtype}, {t.dims[0]} {ax0} x {t.dims[1]} {ax1}): {where}",
-           "row addresses in the tile (lane: matrix.row -> tile element, byte address):"]
+    out = ["", *_prose(f"tile {t.name} ({t.dtype}, {t.dims[0]} {ax0} x {t.dims[1]} {ax1}): "
+                       f"{where}"),
+           *_prose("row addresses in the tile (lane: matrix.row -> tile element, byte address):")]
     cells = [f"T{r.lane:<2} m{r.matrix}.{r.row} ({r.tile_row},{r.tile_col}) {r.address_bytes:#06x}"
              + ("" if r.aligned and r.whole_row else " !") for r in acc.rows]
-    per = max(1, WIDTH // (max(len(c) for c in cells) + 3))
+    per = max(1, (width() - 2) // (max(len(c) for c in cells) + 3))
     wide = max(len(x) for x in cells)
     for i in range(0, len(cells), per):
         out.append(("  " + "   ".join(f"{c:<{wide}}" for c in cells[i:i + per])).rstrip())
@@ -135,10 +148,10 @@ def tile_lines(acc: TileAccess) -> list[str]:
     text = {m.meant: f"T{m.held.lane}r{m.held.register}.{m.held.element}" + ("" if m.ok else "!")
             for m in acc.moved}
     verb = "reads" if form.shape.instruction == "ldmatrix" else "writes"
-    out.append(f"the tile elements {form.shape.instruction} {verb}: the lane, register and "
-               "element that hold each (! where the byte it moves is another element)")
+    out += _prose(f"the tile elements {form.shape.instruction} {verb}: the lane, register and "
+                  "element that hold each (! where the byte it moves is another element)")
     cell_w = max(len(x) for x in text.values()) + 1
-    fit = max(1, (WIDTH - len(f"{ax0}\\{ax1}") - 1) // cell_w)
+    fit = max(1, (width() - len(f"{ax0}\\{ax1}") - 1) // cell_w)
     band_cols = fit - fit % scols if fit >= scols else fit
     for band in range(c0, c1, band_cols):
         span = range(band, min(band + band_cols, c1))
@@ -147,12 +160,12 @@ def tile_lines(acc: TileAccess) -> list[str]:
     problems = acc.problems()
     out.append("")
     if problems:
-        out.append(f"{form.name} over {t.name}: {len(problems)} problem(s)")
-        out += [f"  {p}" for p in problems]
+        out += _prose(f"{form.name} over {t.name}: {len(problems)} problem(s)")
+        out += [line for p in problems for line in _prose(p, "  ")]
     else:
-        out.append(f"{form.name} over {t.name}: moves every element where the tile has it; "
-                   f"{acc.row_align}-byte aligned rows; banks: "
-                   + ("conflict-free" if acc.bank_degree <= 1 else f"{acc.bank_degree}-way"))
+        out += _prose(f"{form.name} over {t.name}: moves every element where the tile has it; "
+                      f"{acc.row_align}-byte aligned rows; banks: "
+                      + ("conflict-free" if acc.bank_degree <= 1 else f"{acc.bank_degree}-way"))
     return out
 
 
@@ -169,4 +182,4 @@ def _grid(row_axis: str, col_axis: str, row_labels: Sequence[str], col_labels: S
     return lines
 
 
-__all__ = ["WIDTH", "add_parsers", "cmd", "form_lines", "tile_lines"]
+__all__ = ["WIDTH", "add_parsers", "cmd", "form_lines", "tile_lines", "width"]
