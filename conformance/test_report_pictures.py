@@ -98,9 +98,11 @@ def emulated() -> dict[str, Any]:
 
 
 def test_every_discrepancy_of_the_h100_run_has_a_picture_within_the_bounds(evidence: dict[str, Any]) -> None:
-    """The H100 run's 20 known discrepancies (the CPU run's 19 and the base-offset finding)."""
+    """The H100 run's known discrepancies (the CPU run's and the base-offset finding)."""
     found = [r for r in evidence["results"].values() if r.status is Status.DISCREPANCY]
-    assert len(found) == 20
+    assert found
+    assert {r.code for r in found} == {"finding_known"}
+    assert "gpu.hypothesis[base_offset]" in {r.id for r in found}
     for r in found:
         svgs = card_svgs(evidence["page"], r.id)
         assert svgs, r.id

@@ -82,7 +82,7 @@ def test_a_python_one_liner_becomes_reproduce_python() -> None:
 
 def test_with_reproduce_is_the_same_twice(evidence: tuple[list[Result], dict[str, Any]], spec: Spec) -> None:
     sample = evidence[0][:200] + [r for r in evidence[0] if r.status is Status.DISCREPANCY]
-    assert len(sample) == 220
+    assert {r.status for r in sample} >= {Status.PASS, Status.DISCREPANCY}
     for r in sample:
         once = with_reproduce(r, spec)
         assert with_reproduce(once, spec) == once, r.id

@@ -348,6 +348,28 @@ def _valid_n(result: Result, spec: Spec) -> list[Figure]:
     return [Figure(grid, f"{result.id}: which N each source gives")]
 
 
+def _said(value: Any) -> str:
+    """A side of a disagreement as a cell's text."""
+    if isinstance(value, list | tuple):
+        return ", ".join(_said(v) for v in value)
+    return {True: "yes", False: "no"}.get(value, str(value)) if isinstance(value, bool) else str(value)
+
+
+def _example_vs_section(result: Result, spec: Spec) -> list[Figure]:
+    """What a document's example says against what its own section says, a row a key it
+    disagrees on (its fields: key -> [the example's, the section's]); marked: every cell of a
+    row where they differ."""
+    f = result.fields
+    keys = [k for k in f.get("disagree") or () if isinstance(f.get(k), list | tuple) and len(f[k]) == 2]
+    if not keys:
+        return []
+    rows = tuple((Cell(_said(f[k][0]), None, True), Cell(_said(f[k][1]), AGREES)) for k in keys)
+    grid = Grid(f"{case_key(result)}: the example against its section", tuple(keys),
+                ("the example", "its section"), rows, "key", "source",
+                "marked: what the example says where its section says otherwise")
+    return [Figure(grid, f"{result.id}: the example and its section, side by side")]
+
+
 # --- the dispatcher ---------------------------------------------------------------------------------
 
 #: Check name -> the builder of its figures (results of other checks: `figures_gpu`, then none).
@@ -361,6 +383,7 @@ BUILDERS: dict[str, Callable[[Result, Spec], list[Figure]]] = {
     "major.convention": _major_convention,
     "cutedsl.period": _period,
     "witness.valid_n": _valid_n,
+    "warp.example": _example_vs_section,
 }
 
 
