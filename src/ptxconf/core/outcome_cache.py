@@ -21,14 +21,15 @@ pass.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ptxconf.core.atomic import write_atomic
 from ptxconf.core.cases import CODES
 from ptxconf.core.results import Result, Status, plain_result
 from ptxconf.core.trust import read_regular, sign
@@ -115,15 +116,9 @@ class OutcomeCache:
             return
         plain = {**plain_result(result), "seconds": 0.0}
         key = self._key(result.id)
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.root, prefix=".tmp-")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"version": VERSION, "result": plain,
-                           "digest": sign(key, _canonical(plain))}, fh)
-            os.replace(tmp, self.root / f"{key}.json")
-        except OSError:
-            return
+        with contextlib.suppress(OSError):
+            write_atomic(self.root / f"{key}.json", json.dumps(
+                {"version": VERSION, "result": plain, "digest": sign(key, _canonical(plain))}))
 
 
 __all__ = ["KEPT", "MAX_ENTRY_BYTES", "OutcomeCache", "cache_dir", "code_sha256"]

@@ -28,6 +28,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from ptxconf.core.atomic import write_atomic
 from ptxconf.core.trust import read_regular, sign
 
 from .build import nvrtc_compile, nvrtc_version
@@ -117,13 +118,6 @@ def cached_why_not(path: Path) -> str | None:
     return None
 
 
-def _write(path: Path, data: bytes) -> None:
-    """Write a file atomically (a reader sees the old one or the new one whole)."""
-    tmp = Path(f"{path}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    tmp.replace(path)
-
-
 def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tuple[bool, float, str]:
     """Compile one module (in a pool worker) and write its cubin, then its digest, atomically."""
 
@@ -132,8 +126,8 @@ def _compile(source: str, options: tuple[str, ...], name: str, path: str) -> tup
         where = Path(path)
         if where.is_dir() and not where.is_symlink():
             where.rmdir()
-        _write(where, res.cubin)
-        _write(_digest_path(where), sign(where.stem, res.cubin).encode("ascii"))
+        write_atomic(where, res.cubin)
+        write_atomic(_digest_path(where), sign(where.stem, res.cubin))
     return res.ok, res.seconds, res.log
 
 

@@ -23,14 +23,15 @@ never turns a finding into a pass; `--no-cache` proves everything.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from ptxconf.core.atomic import write_atomic
 from ptxconf.core.trust import KEY_ENV, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
 
@@ -140,14 +141,9 @@ class ProofCache:
                                       "proof_status": proof_status, "message": message,
                                       "fields": {**fields, "proof_status": proof_status}},
                                      default=str))
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"version": CACHE_VERSION, **body, "digest": _digest(key, body)}, fh)
-            os.replace(tmp, path)
-        except OSError:
-            return
+        with contextlib.suppress(OSError):
+            write_atomic(path, json.dumps({"version": CACHE_VERSION, **body,
+                                           "digest": _digest(key, body)}))
 
 
 __all__ = ["DECIDED", "KEY_ENV", "MAX_ENTRY_BYTES", "ProofCache", "cache_dir"]
