@@ -32,7 +32,7 @@ from typing import Any
 from ptxconf.core.atomic import write_atomic
 from ptxconf.core.cases import CODES
 from ptxconf.core.results import Result, Status, plain_result
-from ptxconf.core.trust import read_regular, sign
+from ptxconf.core.trust import cache_root, read_regular, sign, tree_sha256
 
 VERSION = 1
 #: The largest entry read (real ones are a few KiB; a map-bearing result some tens).
@@ -45,20 +45,14 @@ PACKAGE = Path(__file__).resolve().parent.parent
 
 def cache_dir() -> Path:
     """Where case results are kept."""
-    root = os.environ.get("PTXCONF_CACHE_DIR") or Path.home() / ".cache" / "ptxconf"
-    return Path(root) / "outcomes"
+    return cache_root() / "outcomes"
 
 
 @functools.cache
 def code_sha256() -> str:
     """sha256 of every source file of the ptxconf package (Python, kernels, templates; the
     bundled spec is keyed separately, by the spec a run uses)."""
-    h = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*")):
-        rel = path.relative_to(PACKAGE)
-        if path.is_file() and rel.parts[0] != "spec" and "__pycache__" not in rel.parts:
-            h.update(rel.as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+    return tree_sha256(PACKAGE, lambda rel: rel.parts[0] != "spec" and "__pycache__" not in rel.parts)
 
 
 def _canonical(result: dict[str, Any]) -> bytes:

@@ -1,6 +1,7 @@
-"""Reading entries of a cache other jobs can write (CI systems share cache folders between
-branches and pull requests): regular files of bounded size only, and a digest binding an
-entry's content to its key (an HMAC under $PTXCONF_CACHE_KEY where that secret is set).
+"""What ptxconf's caches share: where they live (`cache_root`), how a key covers source code
+(`tree_sha256`), and how an entry other jobs can write is read (CI systems share cache folders
+between branches and pull requests): regular files of bounded size only, and a digest binding
+an entry's content to its key (an HMAC under $PTXCONF_CACHE_KEY where that secret is set).
 
     data = read_regular(path, limit_bytes)    # ValueError: a symlink, FIFO, device, too large
     sign(key, data) == stored digest          # content and key as written, or not
@@ -12,11 +13,30 @@ import hashlib
 import hmac
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 #: A secret that signs cache entries (HMAC-SHA256) where it is set: a CI secret that jobs from
 #: forks do not see makes an entry written without it (a planted one) fail its digest.
 KEY_ENV = "PTXCONF_CACHE_KEY"
+
+
+def cache_root() -> Path:
+    """The folder the proof and result caches live under: $PTXCONF_CACHE_DIR, else
+    ~/.cache/ptxconf."""
+    return Path(os.environ.get("PTXCONF_CACHE_DIR") or Path.home() / ".cache" / "ptxconf")
+
+
+def tree_sha256(root: Path, keep: Callable[[Path], bool]) -> str:
+    """sha256 of the files under ``root`` that ``keep`` takes (given each path relative to
+    root), each as its relative path and bytes, in path order: a cache key part that changes
+    with any of them."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and keep(rel):
+            h.update(rel.as_posix().encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
 
 
 def sign(key: str, payload: bytes) -> str:
@@ -51,4 +71,4 @@ def read_regular(path: Path, limit: int) -> bytes:
     return data
 
 
-__all__ = ["KEY_ENV", "read_regular", "sign"]
+__all__ = ["KEY_ENV", "cache_root", "read_regular", "sign", "tree_sha256"]

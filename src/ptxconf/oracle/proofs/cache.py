@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ptxconf.core.atomic import write_atomic
-from ptxconf.core.trust import KEY_ENV, read_regular, sign
+from ptxconf.core.trust import KEY_ENV, cache_root, read_regular, sign, tree_sha256
 from ptxconf.oracle.spec import Spec, spec_sha256
 
 CACHE_VERSION = 2
@@ -44,18 +44,13 @@ DECIDED = ("proved", "refuted")
 
 def cache_dir() -> Path:
     """Where proof outcomes are kept."""
-    root = os.environ.get("PTXCONF_CACHE_DIR") or Path.home() / ".cache" / "ptxconf"
-    return Path(root) / "proofs"
+    return cache_root() / "proofs"
 
 
 @functools.cache
 def _code_hash() -> str:
     """sha256 of the oracle package's Python source (any change to it invalidates the cache)."""
-    root = Path(__file__).resolve().parent.parent
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()
+    return tree_sha256(Path(__file__).resolve().parent.parent, lambda rel: rel.suffix == ".py")
 
 
 @functools.cache
