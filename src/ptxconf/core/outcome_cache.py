@@ -65,7 +65,6 @@ class OutcomeCache:
     def __init__(self, base: str, root: Path | None = None) -> None:
         self.root = root or cache_dir()
         self.base = f"{VERSION}\0{code_sha256()}\0{base}"
-        self.hits = 0
 
     def _key(self, case_id: str) -> str:
         return hashlib.sha256(f"{self.base}\0{case_id}".encode()).hexdigest()
@@ -80,7 +79,6 @@ class OutcomeCache:
             result = self._checked(path, key, case_id)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             return None, str(exc) or type(exc).__name__
-        self.hits += 1
         return result, None
 
     @staticmethod

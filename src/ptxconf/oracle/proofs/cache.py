@@ -71,7 +71,6 @@ class ProofCache:
     def __init__(self, spec: Spec, root: Path | None = None) -> None:
         self.root = root or cache_dir()
         self.base = f"{CACHE_VERSION}\0{_solver()}\0{_code_hash()}\0{spec_sha256(spec)}"
-        self.hits = 0
         #: (claim id, why) of each entry found and not used.
         self.rejected: list[tuple[str, str]] = []
 
@@ -87,8 +86,6 @@ class ProofCache:
         entry, why = self.peek(claim_id, statement, timeout_s)
         if why is not None:
             self.rejected.append((claim_id, why))
-        elif entry is not None:
-            self.hits += 1
         return entry
 
     def peek(self, claim_id: str, statement: str, timeout_s: float

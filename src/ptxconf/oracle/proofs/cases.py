@@ -64,26 +64,29 @@ def usable(cache: ProofCache, claim: Claim, timeout_s: float, known_refuted: boo
     Past the entry's own checks (ProofCache): a cached refutation is used only when the
     claim re-checks its counterexample concretely and it holds (so an entry cannot make a
     proved claim a discrepancy), and a claim with a known finding takes only a refutation
-    (so an entry cannot turn a finding into a pass). ``count``: the case itself asks (hits and
-    rejections are counted); a planner peeks."""
+    (so an entry cannot turn a finding into a pass). ``count``: the case itself asks (a
+    rejection goes on the cache's `rejected`); a planner peeks."""
     hit, why = cache.peek(claim.id, claim.statement, timeout_s)
-    if hit is None:
-        pass
-    elif known_refuted and hit["proof_status"] != "refuted":
-        why = KNOWN_REFUTED
-    elif hit["proof_status"] == "refuted":
-        cex = hit["fields"].get("counterexample")
-        if claim.recheck is None:
-            why = NO_RECHECK
-        elif not isinstance(cex, dict):
-            why = "a refutation with no counterexample"
-        elif (bad := claim.recheck(cex)) is not None:
-            why = f"a refutation whose counterexample does not hold: {bad}"
+    if hit is not None:
+        why = _unusable(claim, hit, known_refuted)
     if count and why is not None:
         cache.rejected.append((claim.id, why))
-    elif count and hit is not None:
-        cache.hits += 1
     return (hit, None) if why is None else (None, why)
+
+
+def _unusable(claim: Claim, hit: dict[str, Any], known_refuted: bool) -> str | None:
+    """Why a well-formed cached outcome may not be used for this claim, or None."""
+    if known_refuted and hit["proof_status"] != "refuted":
+        return KNOWN_REFUTED
+    if hit["proof_status"] != "refuted":
+        return None
+    cex = hit["fields"].get("counterexample")
+    if claim.recheck is None:
+        return NO_RECHECK
+    if not isinstance(cex, dict):
+        return "a refutation with no counterexample"
+    bad = claim.recheck(cex)
+    return None if bad is None else f"a refutation whose counterexample does not hold: {bad}"
 
 
 def _storable(claim: Claim, proof_status: str) -> bool:
@@ -166,11 +169,11 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
     # a claim with a known finding takes only a cached refutation (what the finding records):
     # a cached proof of it is proved again, so a cache never turns a finding into a pass
     known = {c.id for c in claims if c.id in spec.findings.by_case}
-    check = verify_sample([c.id for c in claims if wanted is None or wanted(c.id)],
-                          verify_fraction, verify_seed) if store else set()
-    todo = [c.id for c in claims if (wanted is None or wanted(c.id))
-            and (c.id in check or store is None
-                 or usable(store, c, timeout_s, c.id in known, count=False)[0] is None)
+    runs = [c for c in claims if wanted is None or wanted(c.id)]
+    check = verify_sample([c.id for c in runs], verify_fraction, verify_seed) if store else set()
+    todo = [c.id for c in runs
+            if c.id in check or store is None
+            or usable(store, c, timeout_s, c.id in known, count=False)[0] is None
             ] if workers > 0 else []
     pool = None
     if len(todo) > 1:
