@@ -23,7 +23,7 @@ from ptxconf.oracle.checks import (
     wmma_checks,
 )
 from ptxconf.oracle.checks import smem_layouts as smem
-from ptxconf.oracle.checks.lint_cases import lint_cases
+from ptxconf.oracle.lint.cases import lint_cases
 from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from ptxconf.app.providers import provider
-from ptxconf.app.run import KNOWN_DISCREPANCY
+from ptxconf.app.providers import Provider, provider
+from ptxconf.app.run import KNOWN_DISCREPANCY, RunOptions, _provider_results
 from ptxconf.core import outcome_cache as OC
+from ptxconf.core.cases import Case, case, passed
+from ptxconf.core.context import RunContext
 from ptxconf.core.outcome_cache import MAX_ENTRY_BYTES, OutcomeCache
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import default_spec
@@ -157,3 +159,64 @@ def test_only_decided_results_are_kept(tmp_path: Path) -> None:
     assert kept is not None
     assert (kept.status, kept.code, kept.fields) == (Status.DISCREPANCY, "mismatch",
                                                      {"x": [1, 2], "cached": True})
+
+
+#: How often the listed provider below was asked for its cases.
+LISTED_CALLS: list[int] = []
+
+
+def listed_cases(spec: object, ctx: object) -> Iterator[Case]:
+    """Three cases of a provider whose results are kept (the test provider below)."""
+    LISTED_CALLS.append(1)
+    for key in ("a", "b", "c"):
+        yield case("kept.fact", key, lambda key=key: passed(f"{key} holds"), "kept")
+
+
+def no_tools(spec: object) -> str:
+    return ""
+
+
+def _kept_provider() -> Provider:
+    return Provider("kept", "test_outcome_cache:listed_cases",
+                    cache_key="test_outcome_cache:no_tools")
+
+
+def _ids_of(prov: Provider, opts: RunOptions | None = None) -> list[tuple[str, str, bool]]:
+    ctx = RunContext(gpu="off", proof_timeout_s=5.0)
+    return [(r.id, r.status.value, bool(r.fields.get("cached")))
+            for r in _provider_results(prov, SPEC, opts or RunOptions(gpu="off"), ctx)]
+
+
+def test_a_warm_run_of_a_kept_provider_does_not_list_its_cases_again(cache: Path) -> None:
+    LISTED_CALLS.clear()
+    prov = _kept_provider()
+    cold = _ids_of(prov)
+    assert [c[:2] for c in cold] == [(f"kept.fact[{k}]", "pass") for k in "abc"]
+    assert len(LISTED_CALLS) == 1
+    warm = _ids_of(prov)
+    assert len(LISTED_CALLS) == 1, "the warm run read the kept listing, not the provider"
+    assert warm == [(i, s, True) for i, s, _ in cold]
+    only = _ids_of(prov, RunOptions(gpu="off", only="[b]"))
+    assert only == [("kept.fact[b]", "pass", True)]
+    assert len(LISTED_CALLS) == 1
+
+
+def test_a_listing_with_a_missing_or_forged_entry_falls_back_to_the_provider(cache: Path) -> None:
+    LISTED_CALLS.clear()
+    prov = _kept_provider()
+    _ids_of(prov)
+    store = OutcomeCache(prov.cache_base(SPEC) or "")
+    (store.root / f"{store._key('kept.fact[b]')}.json").unlink()
+    again = _ids_of(prov)
+    assert len(LISTED_CALLS) == 2, "a listed case without its kept result: the provider runs"
+    assert [(i, c) for i, _, c in again] == [("kept.fact[a]", True), ("kept.fact[b]", False),
+                                             ("kept.fact[c]", True)]
+    listing = store.root / f"{store._key(OC.LISTING)}.json"
+    data = json.loads(listing.read_text())
+    data["listing"] = ["kept.fact[a]"]  # a forger dropping cases without the key
+    listing.write_text(json.dumps(data))
+    ids, why = store.listing()
+    assert ids is None
+    assert "digest" in str(why)
+    assert [i for i, _, _ in _ids_of(prov)] == [f"kept.fact[{k}]" for k in "abc"]
+    assert len(LISTED_CALLS) == 3

@@ -110,14 +110,14 @@ def collision_figure(c: Collision, spec: Spec) -> Figure:
 def layout_values(text: str) -> list[list[int]]:
     """A layout's values over its (row, col) domain (a rank-1 layout as one column)."""
     from ptxconf.oracle.algebra import Swizzle, parse
+    from ptxconf.oracle.algebra.table import grid, offsets
 
     lay = parse(text)
     if isinstance(lay, Swizzle):
         raise ValueError(f"{text}: a swizzle alone has no coordinates")
     if lay.rank() == 1:
-        return [[int(lay(i))] for i in range(lay.size())]
-    rows, cols = lay[0].size(), lay[1].size()
-    return [[int(lay((i, j))) for j in range(cols)] for i in range(rows)]
+        return [[v] for v in offsets(lay).tolist()]
+    return grid(lay, lay[0].size(), lay[1].size()).tolist()  # type: ignore[no-any-return]
 
 
 def compare_figures(what: str, built: str, printed: str, built_label: str, printed_label: str,

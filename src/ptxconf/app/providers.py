@@ -159,7 +159,7 @@ def gpu_case_ids(spec: Spec) -> tuple[str, ...]:
 
 #: Every provider, in the order a run takes them (CPU first; discovery before end-to-end).
 REGISTRY: tuple[Provider, ...] = (
-    Provider("spec-lint", "ptxconf.oracle.checks.lint_cases:lint_cases"),
+    Provider("spec-lint", "ptxconf.oracle.lint.cases:lint_cases"),
     Provider("self-consistency", "ptxconf.app.providers:_self_consistency",
              cache_key="ptxconf.app.providers:_no_tools"),
     Provider("proofs", "ptxconf.oracle.proofs.cases:provider_cases", (Z3,)),

@@ -20,7 +20,7 @@ from ptxconf.app.providers import REGISTRY, Provider
 from ptxconf.core import interrupts
 from ptxconf.core.cases import Case, case_id, execute, skipped
 from ptxconf.core.context import RunContext
-from ptxconf.core.outcome_cache import OutcomeCache
+from ptxconf.core.outcome_cache import KEPT, OutcomeCache
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec, identity
 
@@ -77,6 +77,11 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
             if _selected_id(case_id(check, key), opts.only):
                 yield skipped(check, key, prov.name, why)
         return
+    store = _result_cache(prov, spec, opts)
+    kept_all = None if store is None else _all_kept(store, spec, opts)
+    if kept_all is not None:
+        yield from kept_all
+        return
     try:
         cases = list(prov.load(spec, ctx))
     except Exception as exc:  # noqa: BLE001 - a provider that cannot even list its cases fails, loudly
@@ -84,14 +89,43 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
                      f"the provider could not list its cases: {type(exc).__name__}: {exc}",
                      code="raised", provider=prov.name)
         return
-    store = _result_cache(prov, spec, opts)
+    whole = True
     for c in cases:
         if c.id in opts.done:
+            whole = False
             yield opts.done[c.id]
         elif _selected_id(c.id, opts.only):
-            result = spec.findings.judge(_cached_or_run(c, store, spec))
+            raw = _cached_or_run(c, store, spec)
+            whole = whole and raw.status in KEPT and raw.code != "raised"
+            result = spec.findings.judge(raw)
             interrupts.check()  # a signal a native library swallowed still stops the run here
             yield result
+        else:
+            whole = False
+    if store is not None and whole:
+        store.put_listing([c.id for c in cases])
+
+
+def _all_kept(store: OutcomeCache, spec: Spec, opts: RunOptions) -> list[Result] | None:
+    """Every result of a provider from its kept listing (ptxconf.core.outcome_cache), judged as
+    `_cached_or_run` judges a kept one, without loading the provider; None where the listing
+    or any selected case's result is missing or not usable (the provider then runs as usual,
+    its cases read from the cache one by one)."""
+    ids, _ = store.listing()
+    if ids is None:
+        return None
+    out = []
+    for cid in ids:
+        if cid in opts.done:
+            out.append(opts.done[cid])
+            continue
+        if not _selected_id(cid, opts.only):
+            continue
+        kept, _ = store.get(cid)
+        if kept is None or (cid in spec.findings.by_case and kept.status is not Status.DISCREPANCY):
+            return None
+        out.append(spec.findings.judge(kept))
+    return out
 
 
 def _result_cache(prov: Provider, spec: Spec, opts: RunOptions) -> OutcomeCache | None:

@@ -39,6 +39,8 @@ VERSION = 1
 MAX_ENTRY_BYTES = 1 << 20
 #: The statuses a kept result may have: decided ones.
 KEPT = (Status.PASS, Status.FAIL, Status.DISCREPANCY)
+#: The name a provider's listing of its case ids is kept under (no case id has a NUL).
+LISTING = "\0listing"
 #: The package whose source every key covers.
 PACKAGE = Path(__file__).resolve().parent.parent
 
@@ -101,6 +103,34 @@ class OutcomeCache:
                       {**fields, "cached": True}, 0.0, kept.get("device"), kept["code"],
                       str(kept["provider"]))
 
+    def listing(self) -> tuple[list[str] | None, str | None]:
+        """(the case ids of the provider's last complete run, in order, or None; why a kept
+        listing was not used, or None). With it, a warm run reads every kept result without
+        importing the provider to list its cases again."""
+        key = self._key(LISTING)
+        path = self.root / f"{key}.json"
+        if not os.path.lexists(path):
+            return None, None
+        try:
+            data = json.loads(read_regular(path, MAX_ENTRY_BYTES).decode("utf-8"))
+            if not isinstance(data, dict) or data.get("version") != VERSION:
+                raise ValueError(f"not a version-{VERSION} listing")
+            ids = data.get("listing")
+            if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+                raise ValueError("its listing is not a list of case ids")
+            if len(set(ids)) != len(ids) or data.get("digest") != sign(key, _canonical({"ids": ids})):
+                raise ValueError("its digest does not match its content and key")
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            return None, str(exc) or type(exc).__name__
+        return ids, None
+
+    def put_listing(self, ids: list[str]) -> None:
+        """Keep the case ids of a complete run of the provider (see `listing`)."""
+        key = self._key(LISTING)
+        with contextlib.suppress(OSError):
+            write_atomic(self.root / f"{key}.json", json.dumps(
+                {"version": VERSION, "listing": ids, "digest": sign(key, _canonical({"ids": ids}))}))
+
     def put(self, result: Result) -> None:
         """Keep a decided result (written whole or not at all; a read-only or full cache only
         makes the next run slower)."""
@@ -113,4 +143,4 @@ class OutcomeCache:
                 {"version": VERSION, "result": plain, "digest": sign(key, _canonical(plain))}))
 
 
-__all__ = ["KEPT", "MAX_ENTRY_BYTES", "OutcomeCache", "cache_dir", "code_sha256"]
+__all__ = ["KEPT", "LISTING", "MAX_ENTRY_BYTES", "OutcomeCache", "cache_dir", "code_sha256"]

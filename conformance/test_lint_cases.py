@@ -1,4 +1,4 @@
-"""The lint cases (oracle/checks/lint_cases.py): one case per spec file, passing where every lint
+"""The lint cases (oracle/lint/cases.py): one case per spec file, passing where every lint
 rule passes.
 
 The cases are built inside each test from the module's `cases(spec)` (case_outcomes.run_case /
@@ -15,7 +15,7 @@ from case_outcomes import expect_fields, expect_named
 
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
-from ptxconf.oracle.checks.lint_cases import lint_cases
+from ptxconf.oracle.lint.cases import lint_cases
 from ptxconf.oracle.spec import default_spec
 
 
