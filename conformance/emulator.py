@@ -11,6 +11,7 @@ has a wrong model it must not pass).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,8 @@ WRONG = {
     "base_offset_used": "unswizzled layouts: the base-offset field moves the start by "
                         "16 bytes a step",
     "mma_sync_lane_off_by_one": "mma.sync writes D with the quadpair lanes off by one",
+    "warp_matrix_lane_off_by_one": "ldmatrix/stmatrix move lane t's registers as lane t-1's",
+    "warp_matrix_trans_ignored": "ldmatrix/stmatrix ignore .trans (move the matrix row-major)",
     "wmma_ignores_ldm": "wmma.load reads the matrix as if ldm were the packed stride",
     "wmma_store_thread_off_by_one": "wmma.store writes thread t's fragment where t-1's goes",
     "wmma_align_strict": "wmma faults unless pointer and stride are aligned to twice the "
@@ -193,6 +196,38 @@ class Emulator:
         if self.wrong == "mma_sync_lane_off_by_one":
             lanes = np.roll(lanes, 1, axis=-1)
         return MS.pack(self.spec, d, lanes, MS.slots(v.c_layout, 8, 8), v.nreg_d, v.acc)
+
+    # ldmatrix / stmatrix: the documented model moves each element the oracle's fragment map
+    # names, at the row address its row's lane supplies
+
+    def _run_warp_matrix(self, v: Any, module: tuple, image: bytes, lane_offsets: np.ndarray,
+                         regs: np.ndarray) -> tuple[np.ndarray, bytes]:
+        from ptxconf.oracle import ldmatrix as lm
+
+        form = lm.form(self.spec, v.name)
+        if self.wrong == "warp_matrix_trans_ignored":
+            form = dataclasses.replace(form, trans=False)
+        bits = form.shape.element_bits
+        eb = bits // 8
+        img = np.frombuffer(image, dtype=f"<u{eb}").astype(np.uint64)
+        words = np.asarray(regs, dtype=np.uint64).copy()
+        off_by_one = self.wrong == "warp_matrix_lane_off_by_one"
+        if off_by_one and not v.loads:
+            words = np.roll(words, 1, axis=0)
+        out = np.zeros_like(words) if v.loads else words
+        starts = {mr: int(lane_offsets[lane]) for lane, mr in lm.row_suppliers(form).items()}
+        for h in lm.fragment(form):
+            slot = starts[(h.matrix, h.row)] // eb + h.col
+            if slot >= len(img):
+                raise _Fault("CUDARuntimeError: cudaErrorIllegalAddress: an illegal memory access")
+            shift = np.uint64(h.element * bits)
+            if v.loads:
+                out[h.lane, h.register] |= img[slot] << shift
+            else:
+                img[slot] = (words[h.lane, h.register] >> shift) & np.uint64((1 << bits) - 1)
+        if off_by_one and v.loads:
+            out = np.roll(out, 1, axis=0)
+        return out.astype(np.uint32), img.astype(f"<u{eb}").tobytes()
 
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:
         return [self._run_wgmma_batch(v, launches) for v, launches in jobs]

@@ -219,3 +219,29 @@ def _example_generic() -> str:
 @example("warp.example.no_form_of_the_section")
 def _example_no_form() -> str:
     return _run(warp_examples, SPEC, "warp.example[warp/stmatrix_examples:stmatrix.m16n8.x4.b8]").message
+
+
+# --- gpu/families/ldmatrix.py (against the software model of the probes, conformance/emulator.py) --
+
+
+@example("gpu.ldmatrix.passes")
+def _gpu_passes() -> str:
+    from emulator import Emulator, run_case
+
+    return run_case(Emulator(SPEC), "gpu.ldmatrix[m8n8.x4.trans.b16:MN_SW128]").message
+
+
+@example("gpu.ldmatrix.registers_differ")
+def _gpu_registers_differ() -> str:
+    from emulator import Emulator, run_case
+
+    model = Emulator(SPEC, wrong="warp_matrix_lane_off_by_one")
+    return run_case(model, "gpu.ldmatrix[m8n8.x1.b16]").message
+
+
+@example("gpu.stmatrix.image_differs")
+def _gpu_image_differs() -> str:
+    from emulator import Emulator, run_case
+
+    model = Emulator(SPEC, wrong="warp_matrix_trans_ignored")
+    return run_case(model, "gpu.stmatrix[m8n8.x2.trans.b16]").message

@@ -56,7 +56,7 @@ GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
 GPU_IDS = [i for p in GPU_PROVIDERS for i in p.case_ids(SPEC) or ()]
 #: Case families added after the committed evidence was run: their ids are compared once a
 #: device run holding them is committed (then this is emptied).
-NEWER_THAN_EVIDENCE: tuple[str, ...] = ()
+NEWER_THAN_EVIDENCE: tuple[str, ...] = (plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[")
 #: Case families the committed evidence holds that the variant sweep replaced (its products and
 #: maps cover every variant): ignored there until evidence of the sweep is committed.
 RETIRED_IN_EVIDENCE: tuple[str, ...] = ()
@@ -388,6 +388,10 @@ WRONG_MODELS: dict[str, tuple[str, dict[str, Any], str]] = {
                            ("sbo_zero", {"wrong": "d_thread_off_by_one"}))},
     "gpu.mma_sync": ("gpu.mma_sync[SM70_8x8x4_F32F16F16F32_TN]",
                      {"wrong": "mma_sync_lane_off_by_one"}, "silicon_disagrees"),
+    "gpu.ldmatrix": ("gpu.ldmatrix[m8n8.x4.b16:K_SW128]", {"wrong": "warp_matrix_lane_off_by_one"},
+                     "silicon_disagrees"),
+    "gpu.stmatrix": ("gpu.stmatrix[m8n8.x2.trans.b16]", {"wrong": "warp_matrix_trans_ignored"},
+                     "silicon_disagrees"),
     "gpu.wmma.load": ("gpu.wmma.load[m16n16k16.f16.a.row]", {"wrong": "wmma_ignores_ldm"},
                       "silicon_disagrees"),
     "gpu.wmma.store": ("gpu.wmma.store[m16n16k16.f16.c:row]",
@@ -429,11 +433,34 @@ def test_a_wrong_model_fails_the_family(family: str) -> None:
 def test_every_gpu_family_is_a_provider() -> None:
     names = [p.name for p in GPU_PROVIDERS]
     assert names == ["gpu-device", "gpu-sweep", "gpu-discovery", "gpu-address", "gpu-hypotheses",
-                     "gpu-mistakes", "gpu-mma_sync", "gpu-wmma"]
+                     "gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix", "gpu-wmma"]
     assert {i for i in GPU_IDS if i.startswith("gpu.mma_sync[")} == {
         f"gpu.mma_sync[SM70_8x8x4_{d}F16F16{d}_{ab}]" for d in ("F32", "F16") for ab in ("NT", "TN")}
     assert "gpu.variant[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:t11]" in GPU_IDS
     assert GPU_IDS[:2] == ["gpu.device[sm_90a]", "gpu.compile[wgmma:00]"]
+
+
+#: The ldmatrix/stmatrix cases (every form, scattered and over each swizzled tile).
+WARP_MATRIX_IDS = tuple(i for i in GPU_IDS
+                        if i.startswith((plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[")))
+
+
+def test_every_ldmatrix_and_stmatrix_case_fails_against_a_lane_off_by_one_model() -> None:
+    """Each case passes against the documented model (above) and fails, with its diff table,
+    against a device that moves lane t's registers as lane t-1's: none passes by construction;
+    a device that ignores .trans fails exactly the .trans cases."""
+    assert len(WARP_MATRIX_IDS) >= 48
+    shifted = run_emulated(Emulator(SPEC, wrong="warp_matrix_lane_off_by_one"),
+                           only=WARP_MATRIX_IDS)
+    assert [r.id for r in shifted] == list(WARP_MATRIX_IDS)
+    for r in shifted:
+        assert (r.status, r.code) == (Status.FAIL, "silicon_disagrees"), (r.id, r.message)
+        assert r.fields["diff"]["mismatches"] > 0
+        assert "window" in r.fields["diff"]
+    untransposed = run_emulated(Emulator(SPEC, wrong="warp_matrix_trans_ignored"),
+                                only=WARP_MATRIX_IDS)
+    failed = {r.id for r in untransposed if r.status is Status.FAIL}
+    assert failed == {i for i in WARP_MATRIX_IDS if ".trans." in i}
 
 
 def test_a_model_that_swizzles_elements_is_caught() -> None:

@@ -80,7 +80,7 @@ def _sample() -> list[Any]:
             out += [pytest.param(prov.name, i, marks=[pytest.mark.slow(
                 reason="its probes are proved first; k_swizzled_lbo and a_regs_like_d16 show "
                        "the same by default")] * (i in _PROVED_PROBES)) for i in ids]
-        elif prov.name not in ("gpu-mistakes", "gpu-mma_sync"):
+        elif prov.name not in ("gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix"):
             last = pytest.param(prov.name, ids[-1], marks=[pytest.mark.slow(
                 reason="the last module runs two dozen b1 K=256 products; the family's first "
                        "case shows the same by default")] * (prov.name == "gpu-sweep"))
@@ -98,13 +98,17 @@ def test_a_case_loads_only_the_batches_its_plan_names(prov_name: str, case_id: s
 
 
 def test_the_sm70_atoms_need_no_batch_and_the_unplanned_gallery_needs_every_one() -> None:
-    """mma.sync kernels are compiled in the probe worker (none of the plan's batches); the
-    mistakes gallery has no plan, so its jobs wait for every batch (None), never for none."""
+    """mma.sync and ldmatrix/stmatrix kernels are compiled in the probe worker (none of the
+    plan's batches); the mistakes gallery has no plan, so its jobs wait for every batch (None),
+    never for none."""
     atoms = list(_provider("gpu-mma_sync").case_ids(SPEC) or [])
     mistakes = list(_provider("gpu-mistakes").case_ids(SPEC) or [])
     assert atoms
     assert mistakes
     assert L.job_needs(SPEC, [L.Job("gpu-mma_sync", tuple(atoms), 0)]) == [frozenset()]
+    forms = tuple(_provider("gpu-ldmatrix").case_ids(SPEC) or [])
+    assert forms
+    assert L.job_needs(SPEC, [L.Job("gpu-ldmatrix", forms, 0)]) == [frozenset()]
     jobs = [L.Job("gpu-mistakes", (i,), 0) for i in mistakes]
     assert L.job_needs(SPEC, jobs) == [None] * len(jobs)
     mixed = L.Job("gpu-mma_sync", (atoms[0], "gpu.nothing[x]"), 0)

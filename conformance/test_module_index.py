@@ -46,6 +46,7 @@ THROUGH: dict[str, tuple[str, ...]] = {
     "ptxconf.gpu.families.hypotheses": ("test_gpu_cases.py",),
     "ptxconf.gpu.families.wmma": ("test_gpu_cases.py",),
     "ptxconf.gpu.families.mma_sync": ("test_gpu_cases.py",),
+    "ptxconf.gpu.families.ldmatrix": ("test_gpu_cases.py", "test_gpu_ldmatrix.py"),
     "ptxconf.gpu.probes": ("test_gpu_cases.py", "test_gpu_runner.py"),
     "ptxconf.gpu.mma_sync": ("test_gpu_cases.py", "test_fragments.py"),
     "ptxconf.gpu.selftest": ("test_gpu_runner.py", "test_faults.py"),

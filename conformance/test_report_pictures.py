@@ -50,6 +50,7 @@ EMULATED_FAILURES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("gpu.hypothesis[k_swizzled_lbo]", {"wrong": "k_lbo_used"}),
     ("gpu.mistake[lbo_sbo_swapped]", {"swizzle_unit": "elements"}),
     ("gpu.mma_sync[SM70_8x8x4_F32F16F16F32_TN]", {"wrong": "mma_sync_lane_off_by_one"}),
+    ("gpu.ldmatrix[m8n8.x4.b16:K_SW128]", {"wrong": "warp_matrix_lane_off_by_one"}),
     ("gpu.wmma.load[m16n16k16.f16.a.row]", {"wrong": "wmma_ignores_ldm"}),
     ("gpu.wmma.store[m16n16k16.f16.c:row]", {"wrong": "wmma_store_thread_off_by_one"}),
 )

@@ -259,10 +259,22 @@ def test_a_new_n_range_from_yaml_alone(scratch: Path) -> None:
 
 def test_a_new_num_of_ldmatrix_and_stmatrix_from_yaml_alone(scratch: Path) -> None:
     """.x2 (its .num rows, its place in the shapes' .num lists) is the 'new' count: the bundled
-    spec gains its forms' cases and proofs, .x2 and .x2.trans, over a tree without it."""
+    spec gains its forms' cases and proofs, .x2 and .x2.trans, over a tree without it, and their
+    probe kernels and GPU cases (scattered rows and each swizzled tile): no Python change."""
+    from ptxconf.gpu.ldmatrix import variants
+    from ptxconf.oracle.spec import default_spec, load_spec
+
     _without(scratch, "x2")
     gained = _gained(scratch)
     forms = {f"{i}.m8n8.x2{t}.b16" for i in ("ldmatrix", "stmatrix") for t in ("", ".trans")}
+    kernels = {v.name for v in variants(default_spec())} - {v.name for v in variants(load_spec(scratch))}
+    assert kernels == forms
+    gpu = gained["gpu"]
+    assert {i.split("[", 1)[0] + "." + i.split("[", 1)[1].split(":")[0].rstrip("]") for i in gpu} == {
+        f"gpu.{f}" for f in forms}
+    assert {f"gpu.{i}[m8n8.x2{t}.b16]" for i in ("ldmatrix", "stmatrix") for t in ("", ".trans")} <= gpu
+    assert {"gpu.ldmatrix[m8n8.x2.b16:K_SW128]", "gpu.stmatrix[m8n8.x2.trans.b16:MN_SW32]"} <= gpu
+    assert len(gpu) == 4 * 4, sorted(gpu)
     assert {i.split(":", 1)[1][:-1] for i in gained["self-consistency"]
             if i.startswith("warp.form[")} == forms
     assert {"warp.addresses[warp/ldmatrix_addresses:ldmatrix.x2]",

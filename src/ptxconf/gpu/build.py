@@ -26,6 +26,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from .ldmatrix import source as warp_matrix_source
 from .mma_sync import source
 from .variants import WgmmaVariant, WmmaVariant
 
@@ -365,3 +366,12 @@ def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
     """CuPy kernels for SM70 mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
 
     return _kernels_of(variants, lambda vs: _cupy_module(source(tuple(vs)), arch_options()))
+
+
+def warp_matrix_kernels(variants: Iterable[Any], module: Iterable[Any] = ()) -> dict[Any, Any]:
+    """CuPy kernels for ldmatrix/stmatrix probes (`ptxconf.gpu.ldmatrix`); the ones not yet
+    built, with those of `module` (the family's every form), share one new module."""
+    vs = _unique(variants)
+    every = _kernels_of([*vs, *module], lambda ms: _cupy_module(warp_matrix_source(tuple(ms)),
+                                                                arch_options()))
+    return {v: every[v] for v in vs}

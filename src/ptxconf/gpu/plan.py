@@ -25,6 +25,10 @@ CHECK_DEVICE = "gpu.device"
 CHECK_COMPILE = "gpu.compile"
 CHECK_VARIANT = "gpu.variant"
 CHECK_MMA_SYNC = "gpu.mma_sync"
+#: The warp-level matrix load and store, one check per instruction (`ptxconf.gpu.ldmatrix`).
+CHECK_LDMATRIX = "gpu.ldmatrix"
+CHECK_STMATRIX = "gpu.stmatrix"
+WARP_MATRIX_CHECKS = {"ldmatrix": CHECK_LDMATRIX, "stmatrix": CHECK_STMATRIX}
 CHECK_SMEM_MAP = "gpu.smem_map"
 CHECK_START = "gpu.address.start"
 CHECK_UNUSED_LBO = "gpu.address.unused_lbo"
@@ -147,8 +151,9 @@ class Planned:
 
 
 #: Checks whose kernels are not in the plan's compile batches: the device itself, and the
-#: SM70 mma.sync atoms (compiled in the probe worker, `ptxconf.gpu.mma_sync`).
-_NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC)
+#: SM70 mma.sync atoms and the ldmatrix/stmatrix forms (compiled in the probe worker,
+#: `ptxconf.gpu.mma_sync`, `ptxconf.gpu.ldmatrix`).
+_NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC, CHECK_LDMATRIX, CHECK_STMATRIX)
 
 
 def batch_index(spec: Spec) -> dict[Any, str]:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import build
+from .ldmatrix import WarpMatrixVariant
 from .mma_sync import MmaSyncVariant
 from .variants import WgmmaVariant, WmmaVariant
 
@@ -38,6 +39,7 @@ __all__ = [
     "run_mma_sync",
     "run_wgmma_sweep",
     "run_wmma_load",
+    "run_warp_matrix",
     "run_wmma_store",
     "wgmma_smem_image",
 ]
@@ -324,6 +326,30 @@ def run_mma_sync(variant: MmaSyncVariant, a_words: np.ndarray, b_words: np.ndarr
     _launch(kernel, lanes, (d_a, d_b, d_c, d_out), 0)
     words: np.ndarray = d_out.get()
     return words
+
+
+# --- ldmatrix / stmatrix --------------------------------------------------------------------
+
+
+def run_warp_matrix(variant: WarpMatrixVariant, module: tuple[WarpMatrixVariant, ...],
+                    image: bytes, lane_offsets: np.ndarray,
+                    regs: np.ndarray) -> tuple[np.ndarray, bytes]:
+    """One warp issues one ldmatrix or stmatrix over a shared-memory copy of `image`, lane l
+    at `lane_offsets[l]` bytes from its start, with register words `regs` (uint32 [lanes,
+    registers]: what a store stores; a load overwrites them). Returns the register words and
+    the image afterwards. `module`: the forms compiled with this one (one module for all)."""
+    import cupy
+
+    lanes = len(lane_offsets)
+    size = max(_round_up(len(image), _U128), _U128)
+    kernel = build.warp_matrix_kernels([variant], module)[variant]
+    d_image = cupy.asarray(_padded(image, size).view(np.uint32))
+    d_out = cupy.zeros_like(d_image)
+    d_offsets = cupy.asarray(_words(np.reshape(lane_offsets, (lanes, 1)), lanes, 1, "lane_offsets"))
+    d_regs = cupy.asarray(_words(regs, lanes, variant.registers, "regs"))
+    _launch(kernel, lanes, (d_image, np.uint32(size // 4), d_offsets, d_regs, d_out), size)
+    words: np.ndarray = d_regs.get()
+    return words, d_out.get().tobytes()[: len(image)]
 
 
 # --- wmma ----------------------------------------------------------------------------------
