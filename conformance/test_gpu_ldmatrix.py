@@ -49,7 +49,7 @@ def test_the_syntax_line_says_which_way_the_data_moves() -> None:
 @pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
 def test_every_probe_kernel_compiles_for_sm_90a_in_one_module() -> None:
     vs = L.variants(SPEC)
-    r = build.nvrtc_compile(L.source(vs), build.arch_options(), name="warp_matrix_probe.cu",
+    r = build.nvrtc_compile(build.warp_matrix_source(vs), build.arch_options(), name="warp_matrix_probe.cu",
                             want_ptx=True)
     assert r.ok, r.log[:4000]
     assert r.ptx is not None
@@ -66,7 +66,9 @@ def _placements(form: lm.Form) -> list[F.Placement]:
 
 @pytest.mark.parametrize("form", FORMS, ids=lambda f: f.name)
 def test_every_element_gets_a_value_of_its_own_at_an_aligned_row(form: lm.Form) -> None:
-    for p in _placements(form):
+    placements = _placements(form)
+    assert len(placements) == 1 + len(swizzled_modes(SPEC)) > 1
+    for p in placements:
         values = [v for _, _, v in p.cells]
         assert len(set(values)) == len(values) == form.lanes * form.registers * form.elems_per_register
         assert all(int(a) % form.fragment.alignment_bytes == 0 for a in p.lane_offsets)
@@ -84,7 +86,9 @@ def test_what_a_lane_should_hold_is_the_tiles_element_the_fragment_map_names(for
     """The oracle reads every canonical swizzled tile as laid out (no split rows): the value a
     load must bring each lane is the one a store takes from it, and a store puts each at its
     byte."""
-    for p in _placements(form):
+    placements = _placements(form)
+    assert placements
+    for p in placements:
         assert p.fields.get("tile_problems", []) == []
         want = F.expected(form, p)
         if L.variant(form).loads:
