@@ -673,6 +673,77 @@ class CuteCopyTraits(Row):
     ref_layout: str = ""
 
 
+@dataclass(frozen=True)
+class TmaSwizzleMode(Row):
+    """A tensor-copy (TMA) swizzling mode of the PTX ISA (5.5.7): the cell its pattern moves, the
+    pattern table as printed (one string a shared-memory line: the cell at each position), the
+    start alignment the table assumes, and the base-offset formula (dstMem / line) % modulus."""
+
+    KIND: ClassVar[str] = "tma_swizzle_mode"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"base_offset_modulus"})
+    swizzle: SwizzleMode = "none"
+    cell_bytes: int | None = None
+    pattern: tuple[str, ...] = ()
+    repeat_bytes: int | None = None
+    line_bytes: int | None = None
+    base_offset_modulus: int | None = None
+
+    def expected_id(self) -> str:
+        """The mode: none, 32B, 64B, 128B."""
+        return self.swizzle
+
+
+@dataclass(frozen=True)
+class TensorMapSwizzle(Row):
+    """A CUtensorMapSwizzle enumerator of the CUDA driver API (its id): the swizzle mode, the
+    enumerator's value, the chunk and span its comment names, and the largest inner box
+    dimension cuTensorMapEncodeTiled accepts with it."""
+
+    KIND: ClassVar[str] = "tensor_map_swizzle"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset({"code"})
+    swizzle: SwizzleMode = "none"
+    code: int = 0
+    chunk_bytes: int | None = None
+    span_bytes: int | None = None
+    max_inner_box_bytes: int | None = None
+
+    def expected_id(self) -> str:
+        """CU_TENSOR_MAP_SWIZZLE_<NONE|32B|64B|128B>."""
+        return f"CU_TENSOR_MAP_SWIZZLE_{'NONE' if self.swizzle == 'none' else self.swizzle}"
+
+
+@dataclass(frozen=True)
+class TmaRequirement(Row):
+    """A requirement on a TMA copy's parameters (cuTensorMapEncodeTiled's list, the PTX ISA's
+    bounding box): a largest count, a byte multiple or a byte alignment."""
+
+    KIND: ClassVar[str] = "tma_requirement"
+    #: `parameter` is the document's name of what the row constrains, as printed: the checks
+    #: find rows by id, so the name is the row's label, not a fact they read.
+    INFORMATIVE: ClassVar[frozenset[str]] = frozenset({"cite", "parameter"})
+    parameter: str = ""
+    max_elems: int | None = None
+    multiple_bytes: int | None = None
+    alignment_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class CuteTmaSwizzle(Row):
+    """CuTe's get_tma_swizzle_bits / to_CUtensorMapSwizzle (cute/atom/copy_traits_sm90_tma_swizzle
+    .hpp, cute/arch/copy_sm90_desc.hpp): the Swizzle<B,M,S> a layout must carry for a
+    TMA::SmemSwizzleBits enumerator (its id), the enumerator's value, and the CUtensorMapSwizzle
+    it becomes."""
+
+    KIND: ClassVar[str] = "cute_tma_swizzle"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset(
+        {"swizzle_bits", "swizzle_base", "swizzle_shift", "value"})
+    swizzle_bits: int = 0
+    swizzle_base: int = 0
+    swizzle_shift: int = 0
+    value: int = 0
+    tensor_map_swizzle: str = ""
+
+
 def _decimal(text: str) -> bool:
     """ASCII digits only ("²" and "٣" are digits to str.isdigit, not to the tables)."""
     return text.isascii() and text.isdigit()
@@ -707,6 +778,6 @@ RECORD_KINDS: dict[str, type[Row]] = {
         WmmaDefaultStride, WmmaRule, WmmaAlignmentExample, CuteLayout, ModeStatement,
         OperationRegisters, ThreadGroup, AtomSelection, PrintedAtom, CuteDslExample,
         WarpMatrixShape, WarpMatrixAddresses, WarpMatrixFragment, WarpMatrixExample, CuteCopyOp,
-        CuteCopyTraits,
+        CuteCopyTraits, TmaSwizzleMode, TensorMapSwizzle, TmaRequirement, CuteTmaSwizzle,
     )
 }
