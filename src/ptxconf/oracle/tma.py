@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 
 from ptxconf.oracle.algebra.swizzle import Swizzle
-from ptxconf.oracle.canonical import BITS_PER_BYTE, NORMALIZED_BITS
 from ptxconf.oracle.banks import CORE_ROWS
+from ptxconf.oracle.canonical import BITS_PER_BYTE, NORMALIZED_BITS
 from ptxconf.oracle.records import (
     SwizzleAtom,
     TensorMapSwizzle,

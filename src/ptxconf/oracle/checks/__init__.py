@@ -26,6 +26,7 @@ from ptxconf.oracle.checks import (
     mode_sizes,
     register_types,
     smem_layouts,
+    tma_checks,
     warp_examples,
     warp_matrix,
     wmma_checks,
@@ -38,7 +39,7 @@ MODULES: tuple[ModuleType, ...] = (descriptor_checks, smem_layouts, fragments_ch
                                    cute_atoms, cutedsl, completeness, descriptor_ranges,
                                    element_witness, figure_ties, register_types, mode_sizes,
                                    cutedsl_ties, cute_points, warp_matrix, warp_examples,
-                                   cute_copy)
+                                   cute_copy, tma_checks)
 
 
 def all_cases(spec: Spec) -> Iterator[Case]:

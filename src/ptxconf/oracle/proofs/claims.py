@@ -13,6 +13,8 @@
 | distinguish_<hypothesis> | canonical row (x element width for swizzle_unit) | distinguish |
 | warp_fragment_bijective, warp_trans_transpose, | ldmatrix / stmatrix form (shape x .num x | warp_matrix |
 | warp_store_inverts_load | .trans x type) | |
+| tma_box_bijective | TMA swizzling mode x element size | tma_writes |
+| tma_pairing | TMA write mode x wgmma K-major reader x class of destination | tma_writes |
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ptxconf.oracle.proofs import (
     layouts,
     swizzles,
     synthesis,
+    tma_writes,
     warp_matrix,
     wmma_rules,
 )
@@ -43,6 +46,7 @@ GENERATORS: tuple[Callable[[Spec], Iterable[Claim]], ...] = (
     distinguish.claims,
     synthesis.claims,
     warp_matrix.claims,
+    tma_writes.claims,
 )
 
 
