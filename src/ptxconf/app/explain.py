@@ -91,6 +91,9 @@ def add_parser(sub: argparse._SubParsersAction[Any]) -> None:
                     help="what the layout's swizzle acts on: bytes (CuTe's smem pointer "
                     "swizzle) or the element offsets as written (default: what the print "
                     "says, e.g. smem_ptr[16b](unset): bytes; else assumed bytes)")
+    from ptxconf.app.explain_tma import add_parser as add_tma_parser
+
+    add_tma_parser(es)
 
 
 # --- the picture -------------------------------------------------------------------------------
@@ -355,6 +358,10 @@ def cmd_explain(args: argparse.Namespace, spec: Spec) -> int:
     """Explain one descriptor or layout."""
     if args.explain_cmd == "descriptor":
         return _descriptor(args, spec)
+    if args.explain_cmd == "tma":
+        from ptxconf.app.explain_tma import cmd_explain_tma
+
+        return cmd_explain_tma(args, spec)
     return _layout(args, spec)
 
 

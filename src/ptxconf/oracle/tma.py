@@ -238,6 +238,46 @@ def write_addresses(spec: Spec, b: Box) -> np.ndarray:
     return out
 
 
+# --- the pairing table's cells ------------------------------------------------------------------
+
+#: The classes of destination a pairing cell is proved for (ptxconf.oracle.proofs.tma_writes):
+#: on every repeat; off the reader's repeat with the base-offset field per the PTX ISA's rule;
+#: off it with the field 0.
+ALIGNED, OFF_RULE, OFF_ZERO = "aligned", "off_rule", "off_zero"
+
+
+def pairing_classes(read_swizzle: str) -> tuple[str, ...]:
+    """The destination classes of a reader (without a swizzle the field is not used)."""
+    return (ALIGNED, OFF_ZERO) if read_swizzle == "none" else (ALIGNED, OFF_RULE, OFF_ZERO)
+
+
+def writable(spec: Spec, write_swizzle: str, read_swizzle: str, major: str = "K") -> bool:
+    """Whether one box of the write mode holds a row of the reader's canonical layout."""
+    limit = enum_row(spec, write_swizzle).max_inner_box_bytes
+    return limit is None or read_pitch(spec, major, read_swizzle) <= limit
+
+
+def base_class(spec: Spec, base: int, read_swizzle: str, field: int) -> str | None:
+    """The pairing class of a line-aligned destination and a descriptor's base-offset field
+    (None: one no cell covers: inside a line, on the reader's repeat but not on every repeat,
+    or a field neither 0 nor the rule's)."""
+    rows = spec.of(TmaSwizzleMode)
+    repeats = [m.repeat_bytes for m in rows if m.repeat_bytes]
+    lines = [m.line_bytes for m in rows if m.line_bytes]
+    if not repeats or not lines or base % max(lines):
+        return None
+    if base % max(repeats) == 0:
+        return ALIGNED if field == 0 else None
+    own = mode_row(spec, read_swizzle)
+    if own.repeat_bytes and base % own.repeat_bytes == 0:
+        return None
+    if field == 0:
+        return OFF_ZERO
+    if own.base_offset_modulus and own.line_bytes and read_swizzle != "none":
+        return OFF_RULE
+    return None
+
+
 # --- the write composed with a read ------------------------------------------------------------
 
 
@@ -322,7 +362,8 @@ def packed_offsets(spec: Spec, b: Box, major: str, swizzle: str) -> tuple[int, i
     return (U128_BYTES, group) if major == "K" else (next_box, group)
 
 
-__all__ = ["BOX_ADDRESS", "BOX_DIM", "BOX_INNER", "BOX_SIZE", "GLOBAL_ADDRESS", "GLOBAL_STRIDES",
+__all__ = ["ALIGNED", "OFF_RULE", "OFF_ZERO", "base_class", "pairing_classes", "writable",
+           "BOX_ADDRESS", "BOX_DIM", "BOX_INNER", "BOX_SIZE", "GLOBAL_ADDRESS", "GLOBAL_STRIDES",
            "MODES_FILE", "U128_BYTES", "Box", "Pairing", "TmaError", "atom_row", "base_offset",
            "box", "compose", "derived_swizzle", "element_bytes", "enum_row", "mode_row",
            "operand_coords", "packed_offsets", "pattern_lines", "phase_bytes", "printed_table",

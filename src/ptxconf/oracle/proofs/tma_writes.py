@@ -38,8 +38,7 @@ from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Refuted, value
 from ptxconf.oracle.records import CanonicalLayout, DescriptorField, TmaSwizzleMode
 from ptxconf.oracle.spec import Spec
 
-#: The classes of destination a pairing claim quantifies over.
-ALIGNED, OFF_RULE, OFF_ZERO = "aligned", "off_rule", "off_zero"
+ALIGNED, OFF_RULE, OFF_ZERO = tma.ALIGNED, tma.OFF_RULE, tma.OFF_ZERO
 
 
 def _address_bits(spec: Spec) -> int:
@@ -145,12 +144,9 @@ def cells(spec: Spec) -> Iterator[Cell]:
     for r in spec.of(CanonicalLayout):
         if r.major != "K":
             continue
-        pitch = tma.read_pitch(spec, "K", r.swizzle)
-        classes = (ALIGNED, OFF_ZERO) if r.swizzle == "none" else (ALIGNED, OFF_RULE, OFF_ZERO)
         for w in spec.of(TmaSwizzleMode):
-            span = tma.enum_row(spec, w.swizzle).max_inner_box_bytes
-            if span is None or pitch <= span:
-                for c in classes:
+            if tma.writable(spec, w.swizzle, r.swizzle):
+                for c in tma.pairing_classes(r.swizzle):
                     yield Cell(w, r, c)
 
 
