@@ -34,10 +34,7 @@ SHOWN = 4
 def box_arg(text: str) -> tuple[int, int]:
     """ROWSxCOLS, e.g. 64x64 (cols: the inner, contiguous dimension)."""
     rows, sep, cols = text.lower().partition("x")
-    try:
-        value = (int(rows, 0), int(cols, 0))
-    except ValueError:
-        value = (0, 0)
+    value = (int(rows), int(cols)) if rows.isdecimal() and cols.isdecimal() else (0, 0)
     if not sep or min(value) <= 0:
         raise argparse.ArgumentTypeError(f"expected ROWSxCOLS (positive), got {text!r}")
     return value
