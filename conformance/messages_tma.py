@@ -119,7 +119,7 @@ _REQUIREMENTS = {
     "box_address": ("tma/bounding_box:box_address", {"alignment_bytes": 8}),
     "global_address": ("tma/tensor_map_limits:globalAddress", {"alignment_bytes": 32}),
     "global_strides": ("tma/tensor_map_limits:globalStrides", {"multiple_bytes": 8}),
-    "box_dim": ("tma/tensor_map_limits:boxDim", {"max_elems": 128}),
+    "box_dim": ("tma/tensor_map_limits:boxDim", {"max_elems": 32}),
 }
 
 

@@ -120,7 +120,7 @@ def test_cute_taking_another_swizzle_to_an_enumerator_is_a_discrepancy() -> None
     ("tma/bounding_box:box_address", {"alignment_bytes": 8}, Status.FAIL),
     ("tma/tensor_map_limits:globalAddress", {"alignment_bytes": 32}, Status.DISCREPANCY),
     ("tma/tensor_map_limits:globalStrides", {"multiple_bytes": 8}, Status.FAIL),
-    ("tma/tensor_map_limits:boxDim", {"max_elems": 128}, Status.FAIL),
+    ("tma/tensor_map_limits:boxDim", {"max_elems": 32}, Status.FAIL),
 ], ids=["box-size", "inner-granule", "box-address", "global-address", "strides", "box-dim"])
 def test_a_requirement_off_its_tie_fails(key: str, changes: dict[str, int], status: Status) -> None:
     res = _run(replaced_row(SPEC, key, **changes), f"tma.requirement[{key}]")

@@ -27,6 +27,7 @@ SWIZZLED = ("32B", "64B", "128B")
 
 def test_each_mode_s_swizzle_is_derived_from_its_row() -> None:
     """B from the printed lines before the pattern repeats, M from the cell, M + S the line."""
+    assert [r.swizzle for r in SPEC.of(TmaSwizzleMode)] == ["none", *SWIZZLED]
     for row in SPEC.of(TmaSwizzleMode):
         swz = tma.derived_swizzle(row)
         lines = len({tuple(line) for line in tma.pattern_lines(row)})

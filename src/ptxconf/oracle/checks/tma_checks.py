@@ -17,7 +17,6 @@ from ptxconf.oracle.records import (
     BaseOffsetRule,
     CanonicalLayout,
     CuteTmaSwizzle,
-    RegisterFragment,
     TensorMapSwizzle,
     TmaRequirement,
     TmaSwizzleMode,
@@ -195,14 +194,12 @@ def _global_strides(spec: Spec, req: TmaRequirement) -> str:
 
 
 def _box_dim(spec: Spec, req: TmaRequirement) -> str:
-    """One box spans any wgmma operand's M or N (the valid-N table's largest N)."""
-    widest = max((n for r in spec.of(RegisterFragment) for n in r.valid_n_values() or ()),
-                 default=0)
-    need = max(widest, facts.wgmma_m(spec))
-    if req.max_elems is None or req.max_elems < need:
-        raise fail(f"{req.id}: boxes of at most {req.max_elems} elements, a wgmma operand is up "
-                   f"to {need} wide", max_elems=req.max_elems, widest=need)
-    return f"at most {req.max_elems} elements: any wgmma M or N (up to {need}) is one box"
+    """One box spans wgmma's M rows: the pairing tile (tma_pairing) is one box."""
+    m = facts.wgmma_m(spec)
+    if req.max_elems is None or req.max_elems < m:
+        raise fail(f"{req.id}: boxes of at most {req.max_elems} elements, wgmma's M is {m}",
+                   max_elems=req.max_elems, wgmma_m=m)
+    return f"at most {req.max_elems} elements: wgmma's M ({m} rows) is one box"
 
 
 _TIES = {
