@@ -53,6 +53,8 @@ WRONG = {
     "wmma_store_thread_off_by_one": "wmma.store writes thread t's fragment where t-1's goes",
     "wmma_align_strict": "wmma faults unless pointer and stride are aligned to twice the "
                          "fragment (stricter than the rule: aligned inputs fault)",
+    "tma_swizzle_relative": "TMA restarts the swizzle pattern at the destination (ignores the "
+                            "address bits below the repeat)",
 }
 
 FAKE_SMEM_BASE = 0x400
@@ -228,6 +230,19 @@ class Emulator:
         if off_by_one and v.loads:
             out = np.roll(out, 1, axis=0)
         return out.astype(np.uint32), img.astype(f"<u{eb}").tobytes()
+
+    # TMA: the oracle's write map at the window's (fake) address; the wrong model's pattern
+    # restarts at the destination (as if the destination were on the repeat)
+
+    def _run_tma_write(self, w: Any, data: np.ndarray, window_bytes: int,
+                       fill: int) -> probes.TmaDump:
+        from ptxconf.gpu import tma as T
+
+        if fill != T.FILL_BYTE:
+            raise _Fault("the emulator models ptxconf.gpu.tma's fill byte only")
+        seen_at = FAKE_SMEM_BASE - (w.dst_offset if self.wrong == "tma_swizzle_relative" else 0)
+        window = T.predicted_window(self.spec, w, seen_at, data, window_bytes)
+        return probes.TmaDump(w, FAKE_SMEM_BASE, window, "emulator", w.enumerator)
 
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:
         return [self._run_wgmma_batch(v, launches) for v, launches in jobs]

@@ -56,7 +56,8 @@ GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
 GPU_IDS = [i for p in GPU_PROVIDERS for i in p.case_ids(SPEC) or ()]
 #: Case families added after the committed evidence was run: their ids are compared once a
 #: device run holding them is committed (then this is emptied).
-NEWER_THAN_EVIDENCE: tuple[str, ...] = (plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[")
+NEWER_THAN_EVIDENCE: tuple[str, ...] = (plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[",
+                                         "gpu.tma_write")
 #: Case families the committed evidence holds that the variant sweep replaced (its products and
 #: maps cover every variant): ignored there until evidence of the sweep is committed.
 RETIRED_IN_EVIDENCE: tuple[str, ...] = ()
@@ -392,6 +393,8 @@ WRONG_MODELS: dict[str, tuple[str, dict[str, Any], str]] = {
                      "silicon_disagrees"),
     "gpu.stmatrix": ("gpu.stmatrix[m8n8.x2.trans.b16]", {"wrong": "warp_matrix_trans_ignored"},
                      "silicon_disagrees"),
+    "gpu.tma_write": ("gpu.tma_write[tma/swizzling_modes:128B.2B]",
+                      {"wrong": "tma_swizzle_relative"}, "silicon_disagrees"),
     "gpu.wmma.load": ("gpu.wmma.load[m16n16k16.f16.a.row]", {"wrong": "wmma_ignores_ldm"},
                       "silicon_disagrees"),
     "gpu.wmma.store": ("gpu.wmma.store[m16n16k16.f16.c:row]",
@@ -433,7 +436,8 @@ def test_a_wrong_model_fails_the_family(family: str) -> None:
 def test_every_gpu_family_is_a_provider() -> None:
     names = [p.name for p in GPU_PROVIDERS]
     assert names == ["gpu-device", "gpu-sweep", "gpu-discovery", "gpu-address", "gpu-hypotheses",
-                     "gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix", "gpu-wmma"]
+                     "gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix", "gpu-tma",
+                     "gpu-wmma"]
     assert {i for i in GPU_IDS if i.startswith("gpu.mma_sync[")} == {
         f"gpu.mma_sync[SM70_8x8x4_{d}F16F16{d}_{ab}]" for d in ("F32", "F16") for ab in ("NT", "TN")}
     assert "gpu.variant[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:t11]" in GPU_IDS

@@ -80,7 +80,8 @@ def _sample() -> list[Any]:
             out += [pytest.param(prov.name, i, marks=[pytest.mark.slow(
                 reason="its probes are proved first; k_swizzled_lbo and a_regs_like_d16 show "
                        "the same by default")] * (i in _PROVED_PROBES)) for i in ids]
-        elif prov.name not in ("gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix"):
+        elif prov.name not in ("gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix",
+                                 "gpu-tma"):
             last = pytest.param(prov.name, ids[-1], marks=[pytest.mark.slow(
                 reason="the last module runs two dozen b1 K=256 products; the family's first "
                        "case shows the same by default")] * (prov.name == "gpu-sweep"))

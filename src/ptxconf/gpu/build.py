@@ -384,3 +384,10 @@ def warp_matrix_kernels(variants: Iterable[Any], module: Iterable[Any] = ()) -> 
     every = _kernels_of([*vs, *module], lambda ms: _cupy_module(warp_matrix_source(ms),
                                                                 arch_options()))
     return {v: every[v] for v in vs}
+
+
+def tma_kernel() -> Any:
+    """The CuPy kernel of the TMA write probe (`ptxconf.gpu.tma`), its own module."""
+    from . import tma
+
+    return _cupy_module(tma.source(), arch_options()).get_function(tma.KERNEL)

@@ -29,6 +29,7 @@ CHECK_MMA_SYNC = "gpu.mma_sync"
 CHECK_LDMATRIX = "gpu.ldmatrix"
 CHECK_STMATRIX = "gpu.stmatrix"
 WARP_MATRIX_CHECKS = {"ldmatrix": CHECK_LDMATRIX, "stmatrix": CHECK_STMATRIX}
+CHECK_TMA = "gpu.tma_write"
 CHECK_SMEM_MAP = "gpu.smem_map"
 CHECK_START = "gpu.address.start"
 CHECK_UNUSED_LBO = "gpu.address.unused_lbo"
@@ -151,9 +152,9 @@ class Planned:
 
 
 #: Checks whose kernels are not in the plan's compile batches: the device itself, and the
-#: SM70 mma.sync atoms and the ldmatrix/stmatrix forms (compiled in the probe worker,
-#: `ptxconf.gpu.mma_sync`, `ptxconf.gpu.ldmatrix`).
-_NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC, CHECK_LDMATRIX, CHECK_STMATRIX)
+#: SM70 mma.sync atoms, the ldmatrix/stmatrix forms and the TMA write probe (compiled in the
+#: probe worker, `ptxconf.gpu.mma_sync`, `ptxconf.gpu.ldmatrix`, `ptxconf.gpu.tma`).
+_NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC, CHECK_LDMATRIX, CHECK_STMATRIX, CHECK_TMA)
 
 
 def batch_index(spec: Spec) -> dict[Any, str]:
