@@ -240,8 +240,8 @@ class Emulator:
 
         if fill != T.FILL_BYTE:
             raise _Fault("the emulator models ptxconf.gpu.tma's fill byte only")
-        seen_at = FAKE_SMEM_BASE - (w.dst_offset if self.wrong == "tma_swizzle_relative" else 0)
-        window = T.predicted_window(self.spec, w, seen_at, data, window_bytes)
+        reading = "relative" if self.wrong == "tma_swizzle_relative" else None
+        window = T.predicted_window(self.spec, w, FAKE_SMEM_BASE, data, window_bytes, reading)
         return probes.TmaDump(w, FAKE_SMEM_BASE, window, "emulator", w.enumerator)
 
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:

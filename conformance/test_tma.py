@@ -192,3 +192,17 @@ def test_requirements_are_found_by_file_and_id() -> None:
     assert tma.requirement(SPEC, tma.BOX_DIM) is SPEC.get(TmaRequirement, "boxDim")
     with raises_naming(KeyError, "nowhere"):
         tma.requirement(SPEC, ("tma/bounding_box.yaml", "nowhere"))
+
+
+def test_the_relative_reading_restarts_the_pattern_at_the_destination() -> None:
+    """hypotheses.TMA_SWIZZLE_BASE: on the repeat the readings are one map; a line past it the
+    relative reading writes row 0 as line 0 of the 128-byte table, the absolute one as line 1."""
+    on = tma.box(SPEC, "128B", "u8", 8, 128, 0x400)
+    assert (tma.write_addresses(SPEC, on, "relative") == tma.write_addresses(SPEC, on)).all()
+    off = tma.box(SPEC, "128B", "u8", 8, 128, 0x480)
+    rel = tma.write_addresses(SPEC, off, "relative")
+    assert [(int(a) - off.base) // 16 for a in rel[0, ::16]] == list(range(8))
+    assert tma.write_address(SPEC, off, 0, 16, "relative") == int(rel[0, 16])
+    assert not (rel == tma.write_addresses(SPEC, off, "absolute")).all()
+    with raises_naming(ValueError, "tma_swizzle_base", "'shifted'"):
+        tma.write_addresses(SPEC, off, "shifted")

@@ -112,11 +112,12 @@ def tensor_bytes(w: TmaWrite) -> np.ndarray:
 
 
 def predicted_window(spec: Spec, w: TmaWrite, window_address: int, data: np.ndarray,
-                     window_bytes: int) -> np.ndarray:
-    """uint8 [window_bytes]: the window after the copy, per the oracle, for a window whose first
-    byte is at shared-memory address `window_address`."""
+                     window_bytes: int, reading: str | None = None) -> np.ndarray:
+    """uint8 [window_bytes]: the window after the copy, per the oracle (under a reading of
+    hypotheses.TMA_SWIZZLE_BASE; None: the documented one), for a window whose first byte is at
+    shared-memory address `window_address`."""
     b = tma.box(spec, w.swizzle, w.dtype, w.rows, w.cols, window_address + w.dst_offset)
-    at = tma.write_addresses(spec, b) - window_address
+    at = tma.write_addresses(spec, b, reading) - window_address
     if int(at.min()) < 0 or int(at.max()) + w.elem_bytes > window_bytes:
         raise ValueError(f"{w.label}: the oracle writes [{int(at.min()):#x}, {int(at.max()):#x}] "
                          f"of a {window_bytes}-B window at {window_address:#x}")

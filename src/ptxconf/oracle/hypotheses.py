@@ -78,8 +78,20 @@ A_REGISTER_LAYOUT = Hypothesis(
     documented="a_regs_like_d16",
 )
 
+TMA_SWIZZLE_BASE = Hypothesis(
+    name="tma_swizzle_base",
+    question="Does a tensor copy (TMA) swizzle the absolute shared-memory address, so that a "
+             "destination off the pattern's repeat starts the pattern at its phase, or does the "
+             "pattern restart at the destination?",
+    readings={"absolute": "swizzle(dst + offset): PTX ISA 5.5.7 gives the pattern tables for a "
+                          "start on the repeat and a 'swizzle base offset' (dstMem / 128) % N "
+                          "for any other start",
+              "relative": "dst + swizzle(offset): the pattern restarts at the destination"},
+    documented="absolute",
+)
+
 ALL: tuple[Hypothesis, ...] = (SWIZZLE_UNIT, MN_LBO_SBO_ROLES, K_SWIZZLED_LBO, BASE_OFFSET,
-                              A_REGISTER_LAYOUT)
+                              A_REGISTER_LAYOUT, TMA_SWIZZLE_BASE)
 
 
 def reading(h: Hypothesis, chosen: str | None) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ptxconf.oracle import hypotheses
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.banks import CORE_ROWS
 from ptxconf.oracle.canonical import BITS_PER_BYTE, NORMALIZED_BITS
@@ -223,19 +224,32 @@ def box(spec: Spec, swizzle: str, dtype: str, rows: int, cols: int, base: int = 
     return Box(swizzle, dtype, rows, cols, base, e)
 
 
-def write_address(spec: Spec, b: Box, row: int, col: int) -> int:
-    """Where TMA puts box element (row, col): the swizzle of base + row * inner + col * e."""
-    return swizzle_of(spec, b.swizzle)(b.base + row * b.inner_bytes + col * b.elem_bytes)
+def write_address(spec: Spec, b: Box, row: int, col: int, reading: str | None = None) -> int:
+    """Where TMA puts box element (row, col): the swizzle of base + row * inner + col * e (the
+    documented reading of hypotheses.TMA_SWIZZLE_BASE; "relative": base + the swizzle of
+    row * inner + col * e)."""
+    offset = row * b.inner_bytes + col * b.elem_bytes
+    swz = swizzle_of(spec, b.swizzle)
+    if reading_of(reading) == "relative":
+        return b.base + swz(offset)
+    return swz(b.base + offset)
 
 
-def write_addresses(spec: Spec, b: Box) -> np.ndarray:
+def reading_of(reading: str | None) -> str:
+    """A reading of hypotheses.TMA_SWIZZLE_BASE (None: the documented one)."""
+    return hypotheses.reading(hypotheses.TMA_SWIZZLE_BASE, reading)
+
+
+def write_addresses(spec: Spec, b: Box, reading: str | None = None) -> np.ndarray:
     """`write_address` of every element, [rows, cols] int64 (NumPy, the same formula)."""
     swz = swizzle_of(spec, b.swizzle)
     r, c = np.meshgrid(np.arange(b.rows, dtype=np.int64), np.arange(b.cols, dtype=np.int64),
                        indexing="ij")
-    x = b.base + r * b.inner_bytes + c * b.elem_bytes
+    offset = r * b.inner_bytes + c * b.elem_bytes
+    relative = reading_of(reading) == "relative"
+    x = offset if relative else b.base + offset
     out: np.ndarray = x ^ ((x >> swz.shift) & swz.zzz_mask)
-    return out
+    return out + b.base if relative else out
 
 
 # --- the pairing table's cells ------------------------------------------------------------------
@@ -367,5 +381,5 @@ __all__ = ["ALIGNED", "OFF_RULE", "OFF_ZERO", "base_class", "pairing_classes", "
            "MODES_FILE", "U128_BYTES", "Box", "Pairing", "TmaError", "atom_row", "base_offset",
            "box", "compose", "derived_swizzle", "element_bytes", "enum_row", "mode_row",
            "operand_coords", "packed_offsets", "pattern_lines", "phase_bytes", "printed_table",
-           "read_pitch", "requirement", "same_function", "swizzle_of", "write_address",
+           "read_pitch", "reading_of", "requirement", "same_function", "swizzle_of", "write_address",
            "write_addresses"]
