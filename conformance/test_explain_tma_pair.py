@@ -47,7 +47,8 @@ def test_another_mode_names_the_mode_and_the_box_s_descriptor() -> None:
     want = encode(0x400, *packed("64B", 32, 0x400), "64B")
     assert e.corrected is not None
     assert (e.corrected.value, e.corrected.changed(e.desc)) == (want, ("sbo", "swizzle"))
-    assert e.tensor_maps == ()   # no mode writes 64-B rows the 128B reader takes 128 B apart
+    # the 128B tensor map writes the 64-B rows 128 B apart (its span), as the 128B reader takes them
+    assert e.tensor_maps == ("CU_TENSOR_MAP_SWIZZLE_128B",)
 
 
 def test_a_descriptor_read_by_another_mode_s_tensor_map_names_it() -> None:
@@ -94,13 +95,16 @@ def test_strides_that_are_not_the_box_s_packing_are_named() -> None:
     assert (e.corrected.sbo, e.corrected.changed(e.desc)) == (sbo, ("sbo",))
 
 
-def test_nothing_nearby_pairs_with_narrow_rows_swizzled_wide() -> None:
-    """A 128B box of 32-B rows (16 bf16): the only canonical layout with 32-B rows swizzles as
-    32B, so no descriptor reads it, and no tensor map pairs with the 128B descriptor."""
+def test_narrow_rows_swizzled_wide_pair_with_the_wide_mode_s_descriptor() -> None:
+    """A 128B box of 32-B rows (16 bf16): TMA puts each row at its 128-B span (measured on an
+    H100), the K_SW128 canonical layout, so the 128B descriptor with SBO = 8 rows x 128 B reads
+    it; the same descriptor with SBO = 8 x 32 B does not."""
     e = explain_tma(SPEC, swizzle="128B", cols=16, base=0, value=encode(0, 16, 1024, "128B"),
                     **{**BOX, "rows": 8})
-    assert (e.verdict, e.code, e.corrected, e.tensor_maps) == \
-        ("mismatch", "TMA-PAIR-STRIDE", None, ())
+    assert (e.verdict, e.code) == ("pairs", None)
+    e = explain_tma(SPEC, swizzle="128B", cols=16, base=0, value=encode(0, 16, 256, "128B"),
+                    **{**BOX, "rows": 16})
+    assert (e.verdict, e.code) == ("mismatch", "TMA-PAIR-STRIDE")
     assert e.code in CODES
 
 

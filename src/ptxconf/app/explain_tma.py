@@ -90,7 +90,7 @@ def _print(e: TmaExplanation, args: argparse.Namespace, spec: Spec) -> None:
 
     b, d, op = e.box, e.desc, e.operand
     print(wrap(f"box: {b.describe()} ({tma.enum_row(spec, b.swizzle).id}): TMA writes (row, col) "
-               f"to {tma.swizzle_of(spec, b.swizzle)}({b.base:#x} + row x {b.inner_bytes} + col x "
+               f"to {tma.swizzle_of(spec, b.swizzle)}({b.base:#x} + row x {b.pitch_bytes} + col x "
                f"{b.elem_bytes}) on byte addresses"))
     print(wrap(f"descriptor {d.value:#018x}: {d.swizzle} swizzle, start {d.start_address:#x}, LBO "
                f"{d.lbo} B, SBO {d.sbo} B, base_offset {d.base_offset}; read as {op.describe()} "

@@ -440,6 +440,11 @@ def run_wmma_store(variant: WmmaVariant, frag_words: np.ndarray, memory: bytes, 
 # --- TMA (cp.async.bulk.tensor) ----------------------------------------------------------------
 
 
+#: Dynamic shared memory asked beyond the TMA window: the kernel puts the window at the first
+#: 1024-byte boundary (kernels/tma_probe.cu WINDOW_SLACK), the strictest swizzle's repeat.
+TMA_WINDOW_SLACK_BYTES = 1024
+
+
 @dataclass(frozen=True)
 class TmaDump:
     """What one TMA write probe returned, raw."""
@@ -447,7 +452,7 @@ class TmaDump:
     write: Any  # the ptxconf.gpu.tma.TmaWrite it ran
     window_address: int  # the shared-memory address of the window's first byte
     window: np.ndarray  # uint8 [window bytes]: the window after the copy
-    launch: str  # how the 128-byte tensor map was passed: "cupy" (a by-value struct) or "driver"
+    launch: str  # how the 128-byte tensor map was passed: "driver" (cuLaunchKernel's parameter array)
     enumerator: str  # the cuda-bindings name of the CUtensorMapSwizzle value the spec gave
 
 
@@ -458,9 +463,11 @@ def _tensor_map(write: Any, address: int) -> tuple[bytes, str]:
 
     dtype = getattr(cu.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_UINT{8 * write.elem_bytes}")
     swizzle = cu.CUtensorMapSwizzle(write.code)
+    u64, u32 = cu.cuuint64_t, cu.cuuint32_t  # the bindings take the driver's own int types
     err, tmap = cu.cuTensorMapEncodeTiled(
-        dtype, 2, address, [write.cols, write.rows], [write.inner_bytes], [write.cols, write.rows],
-        [1, 1], cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+        dtype, 2, address, [u64(write.cols), u64(write.rows)], [u64(write.inner_bytes)],
+        [u32(write.cols), u32(write.rows)], [u32(1), u32(1)],
+        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
         cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
         cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
     if err != cu.CUresult.CUDA_SUCCESS:
@@ -481,7 +488,8 @@ def _launch_driver(kernel: Any, tmap: bytes, scalars: list[int], pointers: list[
     cells += [ctypes.c_uint32(v) for v in scalars] + [ctypes.c_uint64(p) for p in pointers]
     params = (ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells])
     stream = cu.CUstream(cupy.cuda.get_current_stream().ptr)
-    (err,) = cu.cuLaunchKernel(cu.CUfunction(kernel.ptr), 1, 1, 1, threads, 1, 1, smem_bytes,
+    function = getattr(kernel, "kernel", kernel)  # a RawKernel's loaded cupy.cuda.Function
+    (err,) = cu.cuLaunchKernel(cu.CUfunction(function.ptr), 1, 1, 1, threads, 1, 1, smem_bytes,
                                stream, ctypes.addressof(params), 0)
     if err != cu.CUresult.CUDA_SUCCESS:
         raise RuntimeError(f"cuLaunchKernel: {err.name}")
@@ -501,13 +509,9 @@ def run_tma_write(write: Any, data: np.ndarray, window_bytes: int, fill: int) ->
     d_out = cupy.zeros(window_bytes, dtype=cupy.uint8)
     d_info = cupy.zeros(1, dtype=cupy.uint32)
     scalars = [write.dst_offset, write.box_bytes, window_bytes, fill]
-    try:
-        _launch(kernel, tma.THREADS, (np.frombuffer(tmap, dtype=np.dtype((np.void, len(tmap))))[0],
-                                      *(np.uint32(s) for s in scalars), d_out, d_info),
-                window_bytes)
-        how = "cupy"
-    except (TypeError, ValueError):
-        _launch_driver(kernel, tmap, scalars, [d_out.data.ptr, d_info.data.ptr], window_bytes,
-                       tma.THREADS)
-        how = "driver"
-    return TmaDump(write, int(d_info.get()[0]), d_out.get(), how, name)
+    smem_bytes = window_bytes + TMA_WINDOW_SLACK_BYTES
+    if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
+        kernel.max_dynamic_shared_size_bytes = smem_bytes
+    _launch_driver(kernel, tmap, scalars, [d_out.data.ptr, d_info.data.ptr], smem_bytes,
+                   tma.THREADS)
+    return TmaDump(write, int(d_info.get()[0]), d_out.get(), "driver", name)

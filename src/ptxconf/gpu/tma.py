@@ -47,6 +47,8 @@ class TmaWrite:
     rows: int
     cols: int
     dst_offset: int
+    #: Bytes between box rows in shared memory (ptxconf.oracle.tma.row_pitch_bytes).
+    pitch_bytes: int
 
     @property
     def inner_bytes(self) -> int:
@@ -55,14 +57,14 @@ class TmaWrite:
 
     @property
     def box_bytes(self) -> int:
-        """Bytes the copy writes."""
+        """Bytes the copy moves (the mbarrier's transaction count)."""
         return self.rows * self.inner_bytes
 
     def window_bytes(self, repeat_bytes: int) -> int:
-        """Dynamic shared memory the probe fills and dumps: the destination, the box and a
-        repeat either side (every swizzled byte stays in its repeat block)."""
-        return -(-(self.dst_offset + self.box_bytes) // repeat_bytes) * repeat_bytes \
-            + repeat_bytes
+        """Dynamic shared memory the probe fills and dumps: the destination, the rows at their
+        pitch and a repeat after (every swizzled byte stays in its repeat block)."""
+        return -(-(self.dst_offset + self.rows * self.pitch_bytes) // repeat_bytes) \
+            * repeat_bytes + repeat_bytes
 
     @property
     def label(self) -> str:
@@ -101,7 +103,7 @@ def writes(spec: Spec, row: TmaSwizzleMode, elem_bytes: int, dtype: str) -> tupl
         for offset in (0, max(lines)):
             b = tma.box(spec, row.swizzle, dtype, rows, width // elem_bytes, offset)
             out.append(TmaWrite(row.swizzle, enum.code, enum.id, dtype, elem_bytes, b.rows, b.cols,
-                                offset))
+                                offset, b.pitch_bytes))
     return tuple(out)
 
 

@@ -161,6 +161,9 @@ class Box:
     cols: int
     base: int
     elem_bytes: int
+    #: Bytes from one box row to the next in shared memory: the inner bytes without a swizzle,
+    #: the swizzle's span with one (`row_pitch_bytes`).
+    pitch_bytes: int
 
     @property
     def inner_bytes(self) -> int:
@@ -169,18 +172,20 @@ class Box:
 
     @property
     def size_bytes(self) -> int:
-        """Bytes the box takes."""
-        return self.rows * self.inner_bytes
+        """Bytes of shared memory the box spans (rows x pitch)."""
+        return self.rows * self.pitch_bytes
 
     def describe(self) -> str:
         """E.g. `64x64 bf16 box, 128B swizzle, at 0x400`."""
-        return (f"{self.rows}x{self.cols} {self.dtype} box (inner {self.inner_bytes} B), "
+        return (f"{self.rows}x{self.cols} {self.dtype} box (inner {self.inner_bytes} B, rows "
+                f"{self.pitch_bytes} B apart), "
                 f"{self.swizzle} swizzle, at {self.base:#x}")
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
         return {"swizzle": self.swizzle, "dtype": self.dtype, "rows": self.rows,
-                "cols": self.cols, "base": self.base, "inner_bytes": self.inner_bytes}
+                "cols": self.cols, "base": self.base, "inner_bytes": self.inner_bytes,
+                "pitch_bytes": self.pitch_bytes}
 
 
 def element_bytes(spec: Spec, dtype: str) -> int:
@@ -221,14 +226,24 @@ def box(spec: Spec, swizzle: str, dtype: str, rows: int, cols: int, base: int = 
     if base < 0 or base % align:
         raise TmaError("TMA-SMEM-ALIGN", f"the box's shared-memory address {base:#x} is not "
                        f"{align}-byte aligned ({BOX_ADDRESS[0][:-5]}:{BOX_ADDRESS[1]})")
-    return Box(swizzle, dtype, rows, cols, base, e)
+    return Box(swizzle, dtype, rows, cols, base, e, row_pitch_bytes(spec, swizzle, inner))
+
+
+def row_pitch_bytes(spec: Spec, swizzle: str, inner_bytes: int) -> int:
+    """Bytes between box rows in shared memory: the inner bytes without a swizzle; with one,
+    the span the driver names ("Swizzle 16B chunks within 32B span": a row takes its span
+    whatever its width). Measured on an H100: a 16-B wide box row in the 32B, 64B and 128B
+    modes lands 32, 64 and 128 B after the one before it (the dense reading, rows `inner`
+    apart, wrote past the window)."""
+    span = enum_row(spec, swizzle).max_inner_box_bytes
+    return inner_bytes if span is None else span
 
 
 def write_address(spec: Spec, b: Box, row: int, col: int, reading: str | None = None) -> int:
-    """Where TMA puts box element (row, col): the swizzle of base + row * inner + col * e (the
+    """Where TMA puts box element (row, col): the swizzle of base + row * pitch + col * e (the
     documented reading of hypotheses.TMA_SWIZZLE_BASE; "relative": base + the swizzle of
-    row * inner + col * e)."""
-    offset = row * b.inner_bytes + col * b.elem_bytes
+    row * pitch + col * e)."""
+    offset = row * b.pitch_bytes + col * b.elem_bytes
     swz = swizzle_of(spec, b.swizzle)
     if reading_of(reading) == "relative":
         return b.base + swz(offset)
@@ -245,7 +260,7 @@ def write_addresses(spec: Spec, b: Box, reading: str | None = None) -> np.ndarra
     swz = swizzle_of(spec, b.swizzle)
     r, c = np.meshgrid(np.arange(b.rows, dtype=np.int64), np.arange(b.cols, dtype=np.int64),
                        indexing="ij")
-    offset = r * b.inner_bytes + c * b.elem_bytes
+    offset = r * b.pitch_bytes + c * b.elem_bytes
     relative = reading_of(reading) == "relative"
     x = offset if relative else b.base + offset
     out: np.ndarray = x ^ ((x >> swz.shift) & swz.zzz_mask)
@@ -381,5 +396,5 @@ __all__ = ["ALIGNED", "OFF_RULE", "OFF_ZERO", "base_class", "pairing_classes", "
            "MODES_FILE", "U128_BYTES", "Box", "Pairing", "TmaError", "atom_row", "base_offset",
            "box", "compose", "derived_swizzle", "element_bytes", "enum_row", "mode_row",
            "operand_coords", "packed_offsets", "pattern_lines", "phase_bytes", "printed_table",
-           "read_pitch", "reading_of", "requirement", "same_function", "swizzle_of", "write_address",
+           "read_pitch", "reading_of", "requirement", "row_pitch_bytes", "same_function", "swizzle_of", "write_address",
            "write_addresses"]

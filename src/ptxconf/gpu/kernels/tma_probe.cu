@@ -16,6 +16,7 @@
 
 #define TENSOR_MAP_BYTES 128
 #define TENSOR_MAP_ALIGN 64
+#define WINDOW_SLACK 1024
 
 struct __align__(TENSOR_MAP_ALIGN) TensorMap {
     unsigned char opaque[TENSOR_MAP_BYTES];
@@ -26,8 +27,12 @@ extern "C" __global__ void tma_write_probe(const __grid_constant__ TensorMap tma
                                            unsigned window_bytes, unsigned fill,
                                            unsigned char* __restrict__ out,
                                            unsigned* __restrict__ info) {
-    extern __shared__ __align__(1024) unsigned char window[];
+    // Dynamic shared memory starts after the static (the barrier), 16-byte aligned at best: the
+    // window is the first 1024-byte boundary in it (the launch asks for WINDOW_SLACK more).
+    extern __shared__ __align__(16) unsigned char dynamic[];
     __shared__ __align__(8) unsigned long long bar;
+    const unsigned raw = (unsigned)__cvta_generic_to_shared(dynamic);
+    unsigned char* window = dynamic + ((WINDOW_SLACK - (raw & (WINDOW_SLACK - 1))) & (WINDOW_SLACK - 1));
     for (unsigned i = threadIdx.x; i < window_bytes; i += blockDim.x) window[i] = (unsigned char)fill;
     __syncthreads();
     const unsigned bar_addr = (unsigned)__cvta_generic_to_shared(&bar);

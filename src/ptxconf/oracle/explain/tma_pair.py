@@ -121,7 +121,7 @@ def _mistake(spec: Spec, b: tma.Box, major: str, d: Descriptor,
             f"so its pattern starts {read_phase} B in: {head}")
     lbo, sbo = tma.packed_offsets(spec, b, major, d.swizzle)
     return "TMA-PAIR-STRIDE", (f"LBO {d.lbo} B and SBO {d.sbo} B are not the box's packing "
-                               f"(rows {b.inner_bytes} B apart; the {atom_name(major, d.swizzle)} "
+                               f"(rows {b.pitch_bytes} B apart; the {atom_name(major, d.swizzle)} "
                                f"layout of this box has LBO {lbo} B, SBO {sbo} B): {head}")
 
 

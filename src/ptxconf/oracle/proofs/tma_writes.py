@@ -80,16 +80,17 @@ def box_bijective(spec: Spec, row: TmaSwizzleMode, elem_bytes: int) -> Claim:
         if hit is not None:
             raise Refuted(f"{row.swizzle}: {swz} moves {value(hit, x):#x} out of its {block}-B "
                           "block", {"x": hex(value(hit, x))})
-        # the linear offset row * inner + col * e: one-to-one on the box (integers, a query an
+        # the linear offset row * pitch + col * e: one-to-one on the box (integers, a query an
         # inner width), so base + offset is too
         rows, r1, c1, r2, c2 = z3.Ints("rows r1 c1 r2 c2", prover.ctx)
         for units in range(1, widest + 1):
             inner = units * granule
+            pitch = tma.row_pitch_bytes(spec, row.swizzle, inner)
             dom = [rows >= 1, rows <= dim]
             for r, c in ((r1, c1), (r2, c2)):
                 dom += [r >= 0, r < rows, c >= 0, c < inner // elem_bytes]
             hit = prover.find(dom, z3.Or(r1 != r2, c1 != c2),
-                              r1 * inner + c1 * elem_bytes == r2 * inner + c2 * elem_bytes)
+                              r1 * pitch + c1 * elem_bytes == r2 * pitch + c2 * elem_bytes)
             if hit is not None:
                 v = {n: hit.eval(t).as_long() for n, t in (("r1", r1), ("c1", c1), ("r2", r2),
                                                             ("c2", c2))}
@@ -116,7 +117,7 @@ def _oracle_agrees(spec: Spec, swizzle: str, elem_bytes: int) -> None:
     got = tma.write_addresses(spec, b)
     swz = tma.swizzle_of(spec, swizzle)
     for (r, c), a in np.ndenumerate(got):
-        if int(a) != swz(b.base + r * b.inner_bytes + c * elem_bytes):
+        if int(a) != swz(b.base + r * b.pitch_bytes + c * elem_bytes):
             raise AssertionError(f"the encoding disagrees with tma.write_addresses at ({r}, {c})")
 
 
@@ -150,11 +151,13 @@ def cells(spec: Spec) -> Iterator[Cell]:
 
 @dataclass(frozen=True)
 class _Setup:
-    """A cell's constants: swizzles, pitch, rows, repeats, the base-offset rule."""
+    """A cell's constants: swizzles, pitches (the read's; the write's, whose rows take the TMA
+    mode's span: ptxconf.oracle.tma.row_pitch_bytes), rows, repeats, the base-offset rule."""
 
     w: Swizzle
     r: Swizzle
     pitch: int
+    w_pitch: int
     rows: int
     repeat: int
     all_repeat: int
@@ -174,8 +177,9 @@ def _setup(spec: Spec, cell: Cell) -> _Setup:
     lines = {m.line_bytes for m in spec.of(TmaSwizzleMode) if m.line_bytes}
     if len(lines) != 1:
         raise ValueError(f"the swizzling modes' base-offset lines differ: {sorted(lines)}")
-    return _Setup(tma.derived_swizzle(cell.write), row_swizzle(cell.read),
-                  tma.read_pitch(spec, "K", cell.read.swizzle), wgmma_m(spec),
+    pitch = tma.read_pitch(spec, "K", cell.read.swizzle)
+    return _Setup(tma.derived_swizzle(cell.write), row_swizzle(cell.read), pitch,
+                  tma.row_pitch_bytes(spec, cell.write.swizzle, pitch), wgmma_m(spec),
                   rule.repeat_bytes if rule else max(repeats), max(repeats), lines.pop(),
                   rule.address_shift_bits if rule else 0, rule.mask if rule else 0)
 
@@ -225,10 +229,10 @@ def pairing(spec: Spec, cell: Cell) -> Claim:
                  if cell.base_class == ALIGNED
                  else z3.Not(enc.is_pow2_multiple(base, s.repeat.bit_length() - 1)))
         dom = [enc.is_pow2_multiple(base, s.line.bit_length() - 1), klass,
-               z3.ULT(base, (1 << _address_bits(spec)) - s.rows * s.pitch)]
+               z3.ULT(base, (1 << _address_bits(spec)) - s.rows * max(s.pitch, s.w_pitch))]
         tile = [z3.ULT(row, s.rows), z3.ULT(byte, s.pitch)]
         x = row * s.pitch + byte
-        write = _apply(enc, base + x, s.w)
+        write = _apply(enc, base + row * s.w_pitch + byte, s.w)
         line = field << s.shift
         read = _apply(enc, base - line + x, s.r) + line
         prover.satisfiable(f"a {cell.base_class} base", dom)
@@ -267,7 +271,7 @@ def _closed_forms_agree(s: _Setup, cls: str, base: int, w_map: np.ndarray,
     line = _field(s, cls, base) << s.shift
     for (r, c), a in np.ndenumerate(w_map):
         x = r * s.pitch + 2 * c
-        if int(a) != s.w(base + x):
+        if int(a) != s.w(base + r * s.w_pitch + 2 * c):
             raise AssertionError(f"the write encoding disagrees with the oracle at ({r}, {c})")
         if int(r_map[r, c]) != s.r(base - line + x) + line:
             raise AssertionError(f"the read encoding disagrees with the oracle at ({r}, {c})")
