@@ -396,5 +396,6 @@ __all__ = ["ALIGNED", "OFF_RULE", "OFF_ZERO", "base_class", "pairing_classes", "
            "MODES_FILE", "U128_BYTES", "Box", "Pairing", "TmaError", "atom_row", "base_offset",
            "box", "compose", "derived_swizzle", "element_bytes", "enum_row", "mode_row",
            "operand_coords", "packed_offsets", "pattern_lines", "phase_bytes", "printed_table",
-           "read_pitch", "reading_of", "requirement", "row_pitch_bytes", "same_function", "swizzle_of", "write_address",
+           "read_pitch", "reading_of", "requirement", "row_pitch_bytes", "same_function",
+           "swizzle_of", "write_address",
            "write_addresses"]
