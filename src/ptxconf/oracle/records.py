@@ -744,6 +744,63 @@ class CuteTmaSwizzle(Row):
     tensor_map_swizzle: str = ""
 
 
+@dataclass(frozen=True)
+class CuteMmaTraits(Row):
+    """A CuTe MMA_Traits specialization of an SM80+ mma.sync atom (cute/atom/mma_traits_sm80.hpp,
+    _sm89.hpp): its value types D, A, B, C (`using ValTypeD = float; ...`, as element types)
+    and the struct whose traits give its ThrID and layouts (itself, or the one it derives
+    from: `: MMA_Traits<SM80_16x8x8_F16F16F16F16_TN>`). Its id is the Operation struct."""
+
+    KIND: ClassVar[str] = "cute_mma_traits"
+    val_types: tuple[str, ...] = ()
+    layouts_of: str = ""
+
+
+@dataclass(frozen=True)
+class FragmentName:
+    """A name a fragment formula defines before it uses it (`groupID = %laneid >> 2`)."""
+
+    name: str = ""
+    value: str = ""
+
+
+@dataclass(frozen=True)
+class FragmentPiece:
+    """One case of a row or col formula: `value` for the elements where `where` holds (None:
+    every element; "otherwise": those no earlier case takes), as C-like expressions over the
+    element index `i` and the names."""
+
+    value: str = ""
+    where: str | None = None
+
+
+@dataclass(frozen=True)
+class MmaFragment(Row):
+    """How a warp holds one operand of mma.sync (PTX ISA 9.7.14.5, "Matrix Fragments for
+    mma.m16n8k16"): the registers, the elements each holds (low to high), and the row and
+    col of element i of a lane as the section computes them. operand C is "C or D"; B's row
+    is its K index, as the ISA draws B (K x N)."""
+
+    KIND: ClassVar[str] = "mma_fragment"
+    UNITLESS: ClassVar[frozenset[str]] = frozenset(
+        {"registers", "elems_per_register", "last_index"})
+    shape: str = ""
+    operand: Literal["A", "B", "C"] = "A"
+    types: tuple[str, ...] = ()
+    registers: int = 0
+    register_type: str = ""
+    elems_per_register: int = 0
+    #: The last element the table lists (a0, a1, ..., a7 -> 7).
+    last_index: int = 0
+    let: tuple[FragmentName, ...] = ()
+    row: tuple[FragmentPiece, ...] = ()
+    col: tuple[FragmentPiece, ...] = ()
+
+    def expected_id(self) -> str:
+        """<shape>.<operand>.<first type>."""
+        return f"{self.shape}.{self.operand}.{self.types[0] if self.types else ''}"
+
+
 def _decimal(text: str) -> bool:
     """ASCII digits only ("²" and "٣" are digits to str.isdigit, not to the tables)."""
     return text.isascii() and text.isdigit()
@@ -779,5 +836,6 @@ RECORD_KINDS: dict[str, type[Row]] = {
         OperationRegisters, ThreadGroup, AtomSelection, PrintedAtom, CuteDslExample,
         WarpMatrixShape, WarpMatrixAddresses, WarpMatrixFragment, WarpMatrixExample, CuteCopyOp,
         CuteCopyTraits, TmaSwizzleMode, TensorMapSwizzle, TmaRequirement, CuteTmaSwizzle,
+        CuteMmaTraits, MmaFragment,
     )
 }

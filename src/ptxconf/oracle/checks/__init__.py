@@ -23,6 +23,7 @@ from ptxconf.oracle.checks import (
     element_witness,
     figure_ties,
     fragments_checks,
+    mma_fragments,
     mode_sizes,
     register_types,
     smem_layouts,
@@ -39,7 +40,7 @@ MODULES: tuple[ModuleType, ...] = (descriptor_checks, smem_layouts, fragments_ch
                                    cute_atoms, cutedsl, completeness, descriptor_ranges,
                                    element_witness, figure_ties, register_types, mode_sizes,
                                    cutedsl_ties, cute_points, warp_matrix, warp_examples,
-                                   cute_copy, tma_checks)
+                                   cute_copy, tma_checks, mma_fragments)
 
 
 def all_cases(spec: Spec) -> Iterator[Case]:

@@ -50,9 +50,10 @@ def row_layout(row: CuteLayout) -> Layout:
 
 def type_tokens(atom: str) -> list[str]:
     """The type names an atom name spells, in order (SM70_8x8x4_F32F16F16F32_NT -> F32, F16,
-    F16, F32); none when the name does not read."""
+    F16, F32; an FP8 type whole: F32E4M3E5M2F32 -> F32, E4M3, E5M2, F32); none when the name
+    does not read."""
     m = ATOM_NAME.match(atom)
-    return re.findall(r"[A-Z]+\d+", m["types"]) if m and m["types"] else []
+    return re.findall(r"E\d+M\d+|[A-Z]+\d+", m["types"]) if m and m["types"] else []
 
 
 def type_bits(spec: Spec, atom: str) -> dict[str, int]:

@@ -1,7 +1,8 @@
 """The CuTe MMA-atom document's other statements, each checked against the layouts and tables:
 an atom name is the document's (quoted) or the project's (`cute.atom_name`); a traits alias
 names its layout's shape or thread group (`cute.alias`); an NT/TN A or B layout's values run
-along the major mode CUTLASS's letter names (`cute.layout_major`); the N it says the 64x8
+along the major mode CUTLASS's letter names where elements pack into registers
+(`cute.layout_major`); the N it says the 64x8
 pattern repeats to are valid N (`cute.variants_n`); its sentences about single modes
 (`cute.mode_statement`), its thread groups (`cute.thread_group`) and its Operation register
 aliases (`cute.operation_registers`)."""
@@ -21,7 +22,16 @@ from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, ma
 from ptxconf.oracle.records import CuteLayout, ModeStatement, OperationRegisters, ThreadGroup
 from ptxconf.oracle.spec import Spec
 
-from .cute_names import ATOM_NAME, accumulators, arch, atom_k, row_layout, type_bits
+from .cute_names import (
+    ATOM_NAME,
+    TYPE_ORDER,
+    accumulators,
+    arch,
+    atom_k,
+    row_layout,
+    type_bits,
+    type_tokens,
+)
 
 #: A traits alias: SM70_8x4_Col, SM70_8x8_32b (an 8x8 C of 32-bit values), SM70_QuadPair.
 _ALIAS = re.compile(r"(?P<arch>SM\d+)_(?:(?P<rows>\d+)x(?P<cols>\d+)(?:_(?P<bits>\d+)b|_\w+)?"
@@ -35,7 +45,8 @@ def cases(spec: Spec, rows: tuple[CuteLayout, ...]) -> Iterator[Case]:
         yield make_case("cute.atom_name", row.key, partial(_atom_name, row))
         if row.alias is not None:
             yield make_case("cute.alias", row.key, partial(_alias, spec, row, rows))
-        if row.role in ("ALayout", "BLayout") and _letters(row) is not None:
+        if row.role in ("ALayout", "BLayout") and _letters(row) is not None \
+                and _packed(spec, row):
             yield make_case("cute.layout_major", row.key, partial(_layout_major, spec, row))
         if row.variants_n_elems is not None:
             yield make_case("cute.variants_n", row.key, partial(_variants, spec, row))
@@ -63,8 +74,9 @@ def _alias(spec: Spec, row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
     """A traits alias names the layout's shape (SM70_8x4_*: 8x4; *_32b: 32-bit C values) or
     its thread group (SM70_QuadPair); rows sharing an alias share the layout."""
     m = _ALIAS.fullmatch(row.alias or "")
-    if m is None or m["arch"] != arch(row):
-        raise fail(f"{row.key}: alias {row.alias!r} does not read as {arch(row)}_<...>")
+    if m is None or not _arch_number(m["arch"]) <= _arch_number(arch(row)):
+        raise fail(f"{row.key}: alias {row.alias!r} does not read as an alias of {arch(row)} "
+                   "or an earlier architecture (SM<arch>_<...>)")
     if m["group"] is not None:
         group = spec.get(ThreadGroup, m["group"].lower())
         expect_equal(f"threads of {row.alias}", row_layout(row).size(), group.threads,
@@ -81,6 +93,24 @@ def _alias(spec: Spec, row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
         if other.alias == row.alias and row_layout(other) != row_layout(row):
             raise fail(f"{row.key} and {other.key} share {row.alias} but not the layout")
     return f"{row.alias}: {row.layout}"
+
+
+def _arch_number(name: str) -> int:
+    """SM89 -> 89 (a later architecture's header may reuse an earlier one's alias: the SM89
+    traits' CLayout is SM80_16x8_Row)."""
+    return int(name[2:]) if name[2:].isdigit() else -1
+
+
+def _packed(spec: Spec, row: CuteLayout) -> bool:
+    """Whether the operand's elements are narrower than a register, so that the values packed
+    in one register run along a mode: a 32-bit (tf32) element fills its register, and its
+    layout's values say nothing of the letter."""
+    tokens = type_tokens(row.atom)
+    try:
+        bits = spec.element_bits(tokens[TYPE_ORDER.index(row.role[0])].lower())
+    except (IndexError, KeyError):
+        return True  # a name that does not read: the case runs and says so
+    return bits < facts.register_bits(spec)
 
 
 def _letters(row: CuteLayout) -> tuple[str, str] | None:

@@ -5,7 +5,8 @@
   fields of the PTX ISA and of CUTLASS's witness, looked up per file) are exempt.
 * `SPEC-REF`: every field that names another row (an element type, a register fragment, a
   canonical layout, a wmma shape, a swizzle atom, the shape a warp-matrix fragment describes,
-  the Operation struct of a CuTe copy atom's traits) names one that exists.
+  the Operation struct of a CuTe copy atom's traits, the element types and the traits an MMA
+  atom's traits name) names one that exists.
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ REFERENCES: dict[tuple[type[records.Row], str], type[records.Row]] = {
     (records.CuteDslExample, "dtype"): records.ElementType,
     (records.WarpMatrixFragment, "id"): records.WarpMatrixShape,
     (records.CuteCopyTraits, "id"): records.CuteCopyOp,
+    (records.CuteMmaTraits, "val_types"): records.ElementType,
+    (records.CuteMmaTraits, "layouts_of"): records.CuteMmaTraits,
+    (records.MmaFragment, "types"): records.ElementType,
 }
 
 
