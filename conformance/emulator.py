@@ -46,7 +46,8 @@ WRONG = {
     "swizzle_relative": "the swizzle restarts at the operand start (ignores the address bits)",
     "base_offset_used": "unswizzled layouts: the base-offset field moves the start by "
                         "16 bytes a step",
-    "mma_sync_lane_off_by_one": "mma.sync writes D with the quadpair lanes off by one",
+    "mma_sync_lane_off_by_one": "mma.sync writes D with the thread group's lanes off by one",
+    "mma_sync_a_registers_reversed": "mma.sync reads a lane's A registers in reverse order",
     "warp_matrix_lane_off_by_one": "ldmatrix/stmatrix move lane t's registers as lane t-1's",
     "warp_matrix_trans_ignored": "ldmatrix/stmatrix ignore .trans (move the matrix row-major)",
     "wmma_ignores_ldm": "wmma.load reads the matrix as if ldm were the packed stride",
@@ -181,23 +182,48 @@ class Emulator:
     def _run_wgmma_batch(self, v: WgmmaVariant, launches: list[dict]) -> list:
         return [self._run_wgmma_dump(v, **kw) for kw in launches]
 
-    # mma.sync (SM70 atoms): the documented model reads A and B, and writes D, where the
-    # atom's layouts say
+    # mma.sync: the documented model reads A, B and C, and writes D, where the PTX ISA's
+    # fragment formulas say (spec/warp/mma_fragments.yaml), and where the atom's CuTe layouts
+    # say for a shape the ISA rows do not state (the SM70 8x8x4 quadpairs)
+
+    def _isa_placement(self, v: Any) -> tuple[np.ndarray, ...] | None:
+        """(lanes, A, B, C slots) from the ISA's rows, in the family's orientation (B as N x K),
+        or None where a row is missing."""
+        from ptxconf.oracle import mma_fragments as F
+        from ptxconf.oracle.records import MmaFragment
+
+        out = []
+        for op, dtype in (("A", v.atype), ("B", v.btype), ("C", v.ctype)):
+            rows = [f for f in self.spec.of(MmaFragment) if f.shape == f"m{v.m}n{v.n}k{v.k}"
+                    and f.operand == op and dtype in f.types]
+            if len(rows) != 1:
+                return None
+            cells = F.cells(self.spec, rows[0])
+            pair = (cells.cols, cells.rows) if op == "B" else (cells.rows, cells.cols)
+            out.append(np.stack(pair, axis=-1))
+        lanes = np.arange(self.isa.warp_threads)[None, :]
+        return (lanes, *out)
 
     def _run_mma_sync(self, v: Any, a_words: np.ndarray, b_words: np.ndarray,
                       c_words: np.ndarray) -> np.ndarray:
         from ptxconf.gpu.families import mma_sync as MS
 
-        lanes = MS.quadpair_lanes(self.spec, v.thr_id)
-        def operand(words: np.ndarray, layout: str) -> np.ndarray:
-            raw = MS.unpack(self.spec, words, lanes, MS.slots(layout, 8, 4), (8, 4), "f16")
-            return I.decode(self.spec, "f16", raw.reshape(-1)).reshape(raw.shape)
+        lanes, a_at, b_at, c_at = self._isa_placement(v) or MS.placement(self.spec, v)
+        if self.wrong == "mma_sync_a_registers_reversed":
+            a_words = np.asarray(a_words)[:, ::-1]
 
-        a, b = operand(a_words, v.a_layout), operand(b_words, v.b_layout)
-        d = np.einsum("qmk,qnk->qmn", a.astype(np.int64), b.astype(np.int64))
+        def operand(words: np.ndarray, at: np.ndarray, shape: tuple[int, int],
+                    dtype: str) -> np.ndarray:
+            raw = MS.unpack(self.spec, words, lanes, at, shape, dtype)
+            return I.decode(self.spec, dtype, raw.reshape(-1)).reshape(raw.shape)
+
+        a = operand(a_words, a_at, (v.m, v.k), v.atype)
+        b = operand(b_words, b_at, (v.n, v.k), v.btype)
+        c = operand(c_words, c_at, (v.m, v.n), v.ctype)
+        d = np.einsum("gmk,gnk->gmn", a.astype(np.int64), b.astype(np.int64)) + c.astype(np.int64)
         if self.wrong == "mma_sync_lane_off_by_one":
             lanes = np.roll(lanes, 1, axis=-1)
-        return MS.pack(self.spec, d, lanes, MS.slots(v.c_layout, 8, 8), v.nreg_d, v.acc)
+        return MS.pack(self.spec, d, lanes, c_at, v.c_words, v.dtype)
 
     # ldmatrix / stmatrix: the documented model moves each element the oracle's fragment map
     # names, at the row address its row's lane supplies
@@ -316,21 +342,24 @@ class _Fault(Exception):
     pass
 
 
-def emulated_context(emu: Emulator) -> RunContext:
-    """A run context whose GPU session talks to the emulator instead of a probe worker. The
-    hypotheses' distinguishing probes (Z3 models of the spec, whatever the device) come from
-    the test run's proof cache (conftest.py), as a check's lanes take them: proved once a run."""
+def emulated_context(emu: Emulator, spec: Spec | None = None) -> RunContext:
+    """A run context whose GPU session talks to the emulator instead of a probe worker (over
+    `spec`, default the bundled one). The hypotheses' distinguishing probes (Z3 models of the
+    spec, whatever the device) come from the test run's proof cache (conftest.py), as a
+    check's lanes take them: proved once a run."""
     ctx = RunContext(gpu="on", proof_cache=True)
-    ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(SPEC, emu),
+    ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(spec or SPEC, emu),
                  session.Session.close)
     return ctx
 
 
-def run_case(emu: Emulator, case_id: str) -> Result:
-    """The GPU case `case_id` run against `emu` (in a session of its own)."""
-    ctx = emulated_context(emu)
+def run_case(emu: Emulator, case_id: str, spec: Spec | None = None) -> Result:
+    """The GPU case `case_id` of `spec` (default the bundled one) run against `emu` (in a
+    session of its own)."""
+    spec = spec or SPEC
+    ctx = emulated_context(emu, spec)
     try:
-        found = [c for p in GPU_PROVIDERS for c in p.load(SPEC, ctx) if c.id == case_id]
+        found = [c for p in GPU_PROVIDERS for c in p.load(spec, ctx) if c.id == case_id]
         if len(found) != 1:
             raise KeyError(f"{case_id}: {len(found)} GPU cases have that id")
         return execute(found[0])

@@ -43,7 +43,7 @@ from ptxconf.gpu.variants import parse_wgmma
 from ptxconf.oracle import facts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.findings import judge
-from ptxconf.oracle.records import InstructionType
+from ptxconf.oracle.records import CuteMmaTraits, InstructionType
 from ptxconf.oracle.spec import default_spec
 
 NVRTC_PROBLEM = build.nvrtc_problem()
@@ -57,7 +57,7 @@ GPU_IDS = [i for p in GPU_PROVIDERS for i in p.case_ids(SPEC) or ()]
 #: Case families added after the committed evidence was run: their ids are compared once a
 #: device run holding them is committed (then this is emptied).
 NEWER_THAN_EVIDENCE: tuple[str, ...] = (plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[",
-                                         "gpu.tma_write")
+                                         "gpu.tma_write", "gpu.mma_sync[SM80_", "gpu.mma_sync[SM89_")
 #: Case families the committed evidence holds that the variant sweep replaced (its products and
 #: maps cover every variant): ignored there until evidence of the sweep is committed.
 RETIRED_IN_EVIDENCE: tuple[str, ...] = ()
@@ -418,7 +418,7 @@ def test_every_emulated_family_has_a_wrong_model() -> None:
                                            sorted(set(WRONG_MODELS) - families))
     assert all(case_id in EMULATED_IDS and emulated_family(case_id) == family
                for family, (case_id, _, _) in WRONG_MODELS.items())
-    used = {m["wrong"] for _, m, _ in WRONG_MODELS.values() if "wrong" in m}
+    used = {m["wrong"] for _, m, _ in WRONG_MODELS.values() if "wrong" in m} | set(MMA_SYNC_WRONG)
     assert used == set(WRONG), f"wrong models no case is run against: {set(WRONG) - used}"
 
 
@@ -433,13 +433,97 @@ def test_a_wrong_model_fails_the_family(family: str) -> None:
     assert r.code == code, said
 
 
+#: The wrong mma.sync models every gpu.mma_sync case must fail under: D written by the wrong
+#: lanes, A's registers read in reverse (each atom's A, B, C and D placement is what the answer
+#: is judged by, not a restatement of the layouts).
+MMA_SYNC_WRONG = ("mma_sync_lane_off_by_one", "mma_sync_a_registers_reversed")
+MMA_SYNC_IDS = [i for i in GPU_IDS if i.startswith(plan.CHECK_MMA_SYNC + "[")]
+
+
+@pytest.mark.parametrize("case_id", MMA_SYNC_IDS)
+def test_every_mma_sync_atom_fails_against_each_wrong_model(case_id: str) -> None:
+    for wrong in MMA_SYNC_WRONG:
+        r = judge(run_case(Emulator(SPEC, wrong=wrong), case_id))
+        said = f"{wrong}: {r.status.value} [{r.code}]: {r.message}"
+        assert (r.status, r.code) == (Status.FAIL, "silicon_disagrees"), said
+        assert r.fields["diff"]["axes"] == ["group", "m", "n"], said
+
+
+def test_mma_sync_register_counts_are_the_ptx_isa_fragment_tables() -> None:
+    """The registers a lane passes, derived from each atom's shape and element widths, are the
+    ones the PTX ISA's fragment tables state (spec/warp/mma_fragments.yaml); by hand: 16x8x16
+    f16 with f32 C is 4 A, 2 B and 4 C registers; SM70's 8x8x4 (8 threads) 2, 2 and 8."""
+    from ptxconf.gpu.mma_sync import mma_sync_variants
+    from ptxconf.oracle.records import MmaFragment
+
+    vs = {v.atom: v for v in mma_sync_variants(SPEC)}
+    counts = {a: (v.a_words, v.b_words, v.c_words) for a, v in vs.items()}
+    assert counts["SM80_16x8x16_F32F16F16F32_TN"] == (4, 2, 4)
+    assert counts["SM70_8x8x4_F32F16F16F32_TN"] == (2, 2, 8)
+    for v in vs.values():
+        if v.atom.startswith("SM70"):
+            continue  # the ISA's m8n8k4 rows are not transcribed
+        for op, dtype, words in (("A", v.atype, v.a_words), ("B", v.btype, v.b_words),
+                                 ("C", v.ctype, v.c_words)):
+            rows = [f for f in SPEC.of(MmaFragment) if f.shape == f"m{v.m}n{v.n}k{v.k}"
+                    and f.operand == op and dtype in f.types]
+            assert [f.registers for f in rows] == [words], (v.atom, op)
+
+
+@needs_nvrtc
+def test_mma_sync_case_kernels_compile() -> None:
+    from ptxconf.gpu.mma_sync import mma_sync_variants, source
+
+    vs = mma_sync_variants(SPEC)
+    r = build.nvrtc_compile(source(vs), build.arch_options())
+    assert r.ok, f"{len(vs)} mma.sync kernels do not compile as one module:\n{r.log[:4000]}"
+
+
+#: A type pair CUTLASS has (mma_traits_sm80.hpp: s32 = u8 * s8 + s32) that the bundled spec
+#: leaves out, as a row of cute/mma_traits_sm80.yaml: YAML alone adds its GPU case.
+U8S8_ROW = ("  - id: SM80_16x8x32_S32U8S8S32_TN\n"
+            "    val_types: [s32, u8, s8, s32]\n"
+            "    layouts_of: SM80_16x8x32_S32S8S8S32_TN\n"
+            "    cite: {anchor: \"MMA_Traits<SM80_16x8x32_S32U8S8S32_TN>\", provenance: "
+            "outside-seeds}\n")
+
+
+def test_a_type_pair_added_in_yaml_alone_gets_its_case_and_runs(tmp_path: Path) -> None:
+    """No Python changes: the row is a gpu.mma_sync case that runs (against the model that reads
+    the registers by the PTX ISA's formulas), fails against a wrong model, and its CPU cases
+    tie it to the ISA's u8 A fragment."""
+    from scratch_spec import edited_spec
+
+    from ptxconf.app.providers import provider
+    from ptxconf.oracle.checks import mma_fragments
+
+    first = "  - id: SM80_16x8x32_S32S8S8S32_TN\n"
+    spec = edited_spec(tmp_path, "cute/mma_traits_sm80.yaml", first, U8S8_ROW + first)
+    case_id = "gpu.mma_sync[SM80_16x8x32_S32U8S8S32_TN]"
+    assert case_id in list(provider("gpu-mma_sync").case_ids(spec) or [])
+    r = judge(run_case(Emulator(spec), case_id, spec))
+    assert (r.status, r.code) == (Status.PASS, "ok"), r.message
+    assert r.fields["instruction"] == "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32"
+    assert r.fields["registers"] == {"A": 4, "B": 2, "C": 4}
+    wrong = judge(run_case(Emulator(spec, wrong="mma_sync_a_registers_reversed"), case_id, spec))
+    assert (wrong.status, wrong.code) == (Status.FAIL, "silicon_disagrees")
+    row = "cute/mma_traits_sm80:SM80_16x8x32_S32U8S8S32_TN"
+    cpu = {c.id: execute(c) for c in mma_fragments.cases(spec) if row in c.id}
+    assert sorted(cpu) == sorted([f"cute.mma_traits[{row}]"] + [
+        f"cute.mma_vs_ptx[{row}~warp/mma_fragments:m16n8k32.{op}]" for op in ("A.s8", "B.s8", "C.s32")])
+    assert {k: v.status for k, v in cpu.items()} == dict.fromkeys(cpu, Status.PASS)
+
+
 def test_every_gpu_family_is_a_provider() -> None:
     names = [p.name for p in GPU_PROVIDERS]
     assert names == ["gpu-device", "gpu-sweep", "gpu-discovery", "gpu-address", "gpu-hypotheses",
                      "gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix", "gpu-tma",
                      "gpu-wmma"]
     assert {i for i in GPU_IDS if i.startswith("gpu.mma_sync[")} == {
-        f"gpu.mma_sync[SM70_8x8x4_{d}F16F16{d}_{ab}]" for d in ("F32", "F16") for ab in ("NT", "TN")}
+        f"gpu.mma_sync[SM70_8x8x4_{d}F16F16{d}_{ab}]" for d in ("F32", "F16") for ab in ("NT", "TN")
+    } | {f"gpu.mma_sync[{r.id}]" for r in SPEC.of(CuteMmaTraits)}
+    assert {"gpu.mma_sync[SM80_16x8x8_F32TF32TF32F32_TN]", "gpu.mma_sync[SM80_16x8x32_S32S8S8S32_TN]",
+            "gpu.mma_sync[SM89_16x8x32_F32E5M2E4M3F32_TN]"} <= set(GPU_IDS)
     assert "gpu.variant[wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16:SS:t11]" in GPU_IDS
     assert GPU_IDS[:2] == ["gpu.device[sm_90a]", "gpu.compile[wgmma:00]"]
 

@@ -167,8 +167,8 @@ REGISTRY: tuple[Provider, ...] = (
              ids="ptxconf.gpu.witness:case_keys", cache_key="ptxconf.gpu.witness:tool_versions"),
     # The GPU families (ptxconf.gpu.families): the device first, then every instruction variant
     # (its products and D map: a broken D map explains the rest), then the shared-memory maps,
-    # address, hypotheses, the explain gallery, the SM70 mma.sync atoms, ldmatrix/stmatrix, the
-    # TMA writes; wmma last (its alignment cases may fault).
+    # address, hypotheses, the explain gallery, the mma.sync atoms, ldmatrix/stmatrix, the TMA
+    # writes; wmma last (its alignment cases may fault).
     *(_gpu_family(name, plans_jobs=name in PLANNING_FAMILIES)
       for name in ("device", "sweep", "discovery", "address", "hypotheses", "mistakes", "mma_sync",
                    "ldmatrix", "tma", "wmma")),

@@ -372,7 +372,7 @@ def load_kernels(variants: Iterable[Any], cubin_path: str) -> dict[Any, Any]:
 
 
 def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
-    """CuPy kernels for SM70 mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
+    """CuPy kernels for mma.sync atom probes (`ptxconf.gpu.mma_sync`), one module."""
 
     return _kernels_of(variants, lambda vs: _cupy_module(source(tuple(vs)), arch_options()))
 

@@ -152,8 +152,8 @@ class Planned:
 
 
 #: Checks whose kernels are not in the plan's compile batches: the device itself, and the
-#: SM70 mma.sync atoms, the ldmatrix/stmatrix forms and the TMA write probe (compiled in the
-#: probe worker, `ptxconf.gpu.mma_sync`, `ptxconf.gpu.ldmatrix`, `ptxconf.gpu.tma`).
+#: mma.sync atoms, the ldmatrix/stmatrix forms and the TMA write probe (compiled in the probe
+#: worker, `ptxconf.gpu.mma_sync`, `ptxconf.gpu.ldmatrix`, `ptxconf.gpu.tma`).
 _NO_BATCH_CHECKS = (CHECK_DEVICE, CHECK_MMA_SYNC, CHECK_LDMATRIX, CHECK_STMATRIX, CHECK_TMA)
 
 

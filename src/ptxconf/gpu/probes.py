@@ -309,20 +309,20 @@ def run_wgmma(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
         desc_start_lsb=desc_start_lsb).regs
 
 
-# --- mma.sync (SM70 8x8x4 atoms) -------------------------------------------------------------
+# --- mma.sync (CuTe's atoms: SM70 8x8x4, SM80 16x8xK, SM89 FP8) ---------------------------
 
 
 def run_mma_sync(variant: MmaSyncVariant, a_words: np.ndarray, b_words: np.ndarray,
                  c_words: np.ndarray) -> np.ndarray:
-    """One warp issues one mma.sync.m8n8k4: per lane 2 A words, 2 B words and the accumulator
-    words in (one row per lane); uint32 [lanes, accumulator words] out."""
+    """One warp issues one mma.sync of the atom: per lane its A, B and accumulator words in (one
+    row per lane, the variant's register counts); uint32 [lanes, accumulator words] out."""
     import cupy
 
-    nd = variant.nreg_d
+    nd = variant.c_words
     lanes = len(a_words)
     kernel = build.mma_sync_kernels([variant])[variant]
-    d_a = cupy.asarray(_words(a_words, lanes, 2, "a_words"))
-    d_b = cupy.asarray(_words(b_words, lanes, 2, "b_words"))
+    d_a = cupy.asarray(_words(a_words, lanes, variant.a_words, "a_words"))
+    d_b = cupy.asarray(_words(b_words, lanes, variant.b_words, "b_words"))
     d_c = cupy.asarray(_words(c_words, lanes, nd, "c_words"))
     d_out = cupy.full((lanes, nd), 0xFFFFFFFF, dtype=cupy.uint32)
     _launch(kernel, lanes, (d_a, d_b, d_c, d_out), 0)

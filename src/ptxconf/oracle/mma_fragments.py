@@ -91,7 +91,8 @@ def evaluate(text: str, env: dict[str, Any], ops: Ops[X, B]) -> Any:
     """A formula's value (or truth) in `env`, computed with `ops`."""
     def walk(node: ast.expr) -> Any:
         if isinstance(node, ast.Constant):
-            return ops.const(int(node.value))
+            assert isinstance(node.value, int)  # parse_formula lets only integers through
+            return ops.const(node.value)
         if isinstance(node, ast.Name):
             if node.id not in env:
                 raise FormulaError(f"formula {text!r}: {node.id!r} is not defined "
@@ -143,7 +144,7 @@ def formula(row: MmaFragment, lane: X, i: X, ops: Ops[X, B]) -> tuple[X, X]:
         if not pieces:
             raise FormulaError(f"{row.key}: a formula with no lines")
         conds = conditions(pieces, env, ops)
-        out = evaluate(pieces[-1].value, env, ops)
+        out: X = evaluate(pieces[-1].value, env, ops)
         for p, cond in zip(pieces[-2::-1], conds[-2::-1], strict=True):
             out = ops.select(cond, evaluate(p.value, env, ops), out)
         return out
@@ -170,13 +171,13 @@ class NumpyOps:
         return fns[op](a, b)
 
     def both(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.logical_and(a, b)
+        return np.asarray(np.logical_and(a, b))
 
     def either(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.logical_or(a, b)
+        return np.asarray(np.logical_or(a, b))
 
     def negate(self, a: np.ndarray) -> np.ndarray:
-        return np.logical_not(a)
+        return np.asarray(np.logical_not(a))
 
     def select(self, cond: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(cond, a, b)
@@ -240,8 +241,9 @@ def cells(spec: Spec, row: MmaFragment) -> Cells:
         for let in row.let:
             env[let.name] = evaluate(let.value, env, NUMPY)
         for name, pieces in (("row", row.row), ("col", row.col)):
-            taken = sum(np.broadcast_to(c, lane.shape).astype(np.int64)
-                        for c in conditions(pieces, env, NUMPY))
+            taken = np.zeros(lane.shape, dtype=np.int64)
+            for cond in conditions(pieces, env, NUMPY):
+                taken += np.broadcast_to(cond, lane.shape).astype(np.int64)
             bad = np.argwhere(taken != 1)
             if len(bad):
                 ln, e = (int(x) for x in bad[0])
@@ -285,15 +287,17 @@ def cute_index(row: MmaFragment, got: Cells, ops: Ops[Any, Any] = NUMPY) -> Any:
     return ops.binop("+", r, ops.binop("*", c, ops.const(rows_c)))
 
 
-def layout_index(layout: Layout, t: X, v: X, ops: Ops[X, Any]) -> X:
-    """layout(t, v) of a rank-2 (thread, value) layout, each mode's leaves unpacked from its
-    flat coordinate by division and remainder (ints, arrays or bit-vectors alike)."""
+def layout_index(layout: Layout, coords: Sequence[X], ops: Ops[X, Any]) -> X:
+    """layout(c0, c1, ...) with one flat coordinate per top-level mode ((thread, value) of a TV
+    layout; (thread,) of a ThrID), each mode's leaves unpacked from it by division and
+    remainder: ints, arrays or bit-vectors alike."""
+    modes = layout.modes()
+    if len(modes) != len(coords):
+        raise ValueError(f"{layout}: {len(modes)} modes, {len(coords)} coordinates")
     out = ops.const(0)
-    for mode, coord in ((layout[0], t), (layout[1], v)):
-        shapes = flatten(mode.shape)
-        strides = flatten(mode.stride)
+    for mode, coord in zip(modes, coords, strict=True):
         step = 1
-        for s, d in zip(shapes, strides, strict=True):
+        for s, d in zip(flatten(mode.shape), flatten(mode.stride), strict=True):
             leaf = ops.binop("%", ops.binop("/", coord, ops.const(step)), ops.const(int(s)))
             out = ops.binop("+", out, ops.binop("*", leaf, ops.const(int(d))))
             step *= int(s)

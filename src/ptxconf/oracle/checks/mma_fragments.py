@@ -161,9 +161,9 @@ def _vs_ptx(spec: Spec, traits: CuteMmaTraits, operand: str, frag: MmaFragment |
     except F.FormulaError as exc:
         raise fail(str(exc)) from None
     t = np.arange(lanes, dtype=np.int64)
-    lane = np.array([thr(int(x)) for x in t], dtype=np.int64)
+    lane = F.layout_index(thr, (t,), F.NUMPY)
     v = np.arange(n, dtype=np.int64)
-    cute = F.layout_index(layout, t[:, None], v[None, :], F.NUMPY)
+    cute = F.layout_index(layout, (t[:, None], v[None, :]), F.NUMPY)
     ptx = F.cute_index(frag, F.Cells(got.rows[lane], got.cols[lane]))
     differ = np.argwhere(cute != ptx)
     rows_c, _ = F.cute_dims(frag)

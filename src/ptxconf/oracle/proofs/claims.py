@@ -15,6 +15,8 @@
 | warp_store_inverts_load | .trans x type) | |
 | tma_box_bijective | TMA swizzling mode x element size | tma_writes |
 | tma_pairing | TMA write mode x wgmma K-major reader x class of destination | tma_writes |
+| mma_fragment_bijective | mma.sync fragment row (PTX ISA formulas) | mma_fragments |
+| mma_fragment_is_cute | CuTe SM80/SM89 layout x the fragment row its atoms read | mma_fragments |
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from ptxconf.oracle.proofs import (
     distinguish,
     examples,
     layouts,
+    mma_fragments,
     swizzles,
     synthesis,
     tma_writes,
@@ -47,6 +50,7 @@ GENERATORS: tuple[Callable[[Spec], Iterable[Claim]], ...] = (
     synthesis.claims,
     warp_matrix.claims,
     tma_writes.claims,
+    mma_fragments.claims,
 )
 
 
