@@ -43,3 +43,12 @@ def test_cpp_layout_reads_a_trailing_semicolon() -> None:
     """The document's `using ThrID = Layout<_128, _1>;`: the statement's ';' ends the text."""
     assert cpp_layout("Layout<_128, _1>;") == Layout(128, 1)
     assert cpp_layout("Layout<Shape <_8,_4>, Stride<_1,_8>> ; ") == Layout((8, 4), (1, 8))
+
+
+def test_an_fp8_type_is_one_token_of_the_name() -> None:
+    """SM89's F32E4M3E5M2F32: four types (E4M3 whole), as the other names spell F32, BF16, S8."""
+    from ptxconf.oracle.checks.cute_names import type_tokens
+
+    assert type_tokens("SM89_16x8x32_F32E4M3E5M2F32_TN") == ["F32", "E4M3", "E5M2", "F32"]
+    assert type_tokens("SM80_16x8x16_F32BF16BF16F32_TN") == ["F32", "BF16", "BF16", "F32"]
+    assert type_tokens("SM80_16x8x32_S32S8S8S32_TN") == ["S32", "S8", "S8", "S32"]

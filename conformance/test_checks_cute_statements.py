@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from case_outcomes import expect_fields, expect_mismatch_fields, expect_named
 from case_outcomes import run_case as _run
-from scratch_spec import edited_spec
+from scratch_spec import default_row_replaced, edited_spec
 
 from ptxconf.core.cases import Case
 from ptxconf.core.results import Status
@@ -104,7 +104,8 @@ def test_thread_groups_add_up(group: str, named: tuple[str, ...]) -> None:
 def test_the_quadpair_is_the_thrid_its_alias_names_whatever_the_row_order() -> None:
     """Rows reversed: the SM90 ThrID (128 threads) comes first, yet only SM70_QuadPair counts."""
     rows = tuple(reversed(SPEC.of(CuteLayout)))
-    assert [r.id for r in rows if r.role == "ThrID"] == ["SM90_64x8.ThrID", "SM70_8x8x4.ThrID"]
+    thr = [r.id for r in rows if r.role == "ThrID"]
+    assert thr.index("SM90_64x8.ThrID") < thr.index("SM70_8x8x4.ThrID") == len(thr) - 1
     res = _run(cute_statements.cases(SPEC, rows), f"cute.thread_group[{GROUPS}:quadpair]")
     expect_fields(res, Status.PASS, "ok")
     expect_named(res, "8 threads")
@@ -218,3 +219,32 @@ def test_a_mode_statement_of_neither_size_nor_stride_fails(tmp_path: Path) -> No
     res = _run(_statements(spec), f"cute.mode_statement[{key}]")
     expect_fields(res, Status.FAIL, "mismatch")
     expect_named(res, key)
+
+
+# --- SM80 / SM89 rows ------------------------------------------------------------------------
+
+SM80 = "cute/mma_layouts_sm80"
+SM89 = "cute/mma_layouts_sm89"
+
+
+def test_the_letter_is_checked_where_elements_pack_into_a_register() -> None:
+    """16-bit and 8-bit A and B layouts run along K (TN: both K-major); a tf32 element fills its
+    register, so its layout's values say nothing of the letter and no case is made."""
+    ids = {c.id for c in _statements(SPEC) if c.id.startswith("cute.layout_major[")}
+    assert f"cute.layout_major[{SM80}:SM80_16x8x16.F16.ALayout]" in ids
+    assert f"cute.layout_major[{SM89}:SM89_16x8x32.E4M3.BLayout]" in ids
+    assert not {f"cute.layout_major[{SM80}:SM80_16x8x8.TF32.{r}]" for r in ("ALayout", "BLayout")} & ids
+    res = _run(_statements(SPEC), f"cute.layout_major[{SM80}:SM80_16x8x32.S8.ALayout]")
+    expect_fields(res, Status.PASS, "ok")
+    expect_named(res, "values run along K")
+
+
+def test_a_later_architecture_may_reuse_an_earlier_ones_alias() -> None:
+    """The SM89 traits' CLayout is SM80_16x8_Row: held to the SM80 rows of that name; an alias of
+    a later architecture than the atom's fails."""
+    res = _run(_statements(SPEC), f"cute.alias[{SM89}:SM89_16x8x32.E4M3.CLayout]")
+    expect_fields(res, Status.PASS, "ok")
+    later = default_row_replaced("CuteLayout", "SM80_16x8x8.F16.CLayout", alias="SM90_16x8_Row")
+    res = _run(_statements(later), f"cute.alias[{SM80}:SM80_16x8x8.F16.CLayout]")
+    assert (res.status, res.code) == (Status.FAIL, "mismatch")
+    expect_named(res, "SM90_16x8_Row", "SM80")

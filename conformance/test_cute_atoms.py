@@ -165,13 +165,13 @@ def test_an_sm90_clayout_that_is_not_the_repeated_atom_fails(tmp_path: Path) -> 
 
 
 def test_a_thrid_of_an_architecture_with_no_layouts_fails(tmp_path: Path) -> None:
-    """SM90_64x8.ThrID's atom edited to SM80_64x8x16_...: no C/A/B row is an SM80 layout."""
+    """SM90_64x8.ThrID's atom edited to SM75_64x8x16_...: no C/A/B row is an SM75 layout."""
     spec = edited_spec(tmp_path, "cute/mma_atoms.yaml", "id: SM90_64x8.ThrID\n    atom: SM90_64x8x16",
-                       "id: SM90_64x8.ThrID\n    atom: SM80_64x8x16")
+                       "id: SM90_64x8.ThrID\n    atom: SM75_64x8x16")
     key = f"{ATOMS}:SM90_64x8.ThrID"
     res = _run(cute_atoms.cases(spec), f"cute.thread_count[{key}]")
     expect_fields(res, Status.FAIL, "mismatch")
-    expect_named(res, key, "SM80")
+    expect_named(res, key, "SM75")
 
 
 def test_a_thrid_of_64_threads_fails_against_the_first_sm90_layout(tmp_path: Path) -> None:

@@ -122,16 +122,16 @@ def _traits(spec: Spec, traits: CuteMmaTraits) -> str:
     """The name spells the value types; the layouts' struct has the name's MxNxK and letters
     and a row for each role."""
     tokens = [t.lower() for t in type_tokens(traits.id)]
-    expect_equal("value types (D, A, B, C)", tuple(tokens), tuple(traits.val_types),
+    expect_equal("value types (D, A, B, C)", tuple(traits.val_types), tuple(tokens),
                  source=traits.key, witness=f"the name {traits.id}")
     mine, base = ATOM_NAME.match(traits.id), ATOM_NAME.match(traits.layouts_of)
     if mine is None or base is None:
         raise fail(f"{traits.key}: {traits.id} / {traits.layouts_of} do not read as "
                    "SM<arch>_<M>x<N>x<K>_<types>_<letters>")
     for part in ("arch", "m", "n", "k"):
-        expect_equal(part, base[part], mine[part], source=traits.key,
+        expect_equal(part, mine[part], base[part], source=traits.key,
                      witness=f"the traits it derives from, {traits.layouts_of}")
-    expect_equal("A/B letters", traits.layouts_of.rsplit("_", 1)[-1], traits.id.rsplit("_", 1)[-1],
+    expect_equal("A/B letters", traits.id.rsplit("_", 1)[-1], traits.layouts_of.rsplit("_", 1)[-1],
                  source=traits.key, witness=traits.layouts_of)
     have = traits_layouts(spec, traits)
     missing = [r for r in ROLES if r not in have]
