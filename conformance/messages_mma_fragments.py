@@ -65,7 +65,7 @@ def _documents_disagree() -> str:
 
 @example("cute.mma_vs_ptx.no_isa_row")
 def _no_isa_row() -> str:
-    spec = default_row_replaced("CuteMmaTraits", TF32, val_types=("f32", "s8", "s8", "f32"))
+    spec = default_row_replaced("CuteMmaTraits", TF32, val_type_a="s8", val_type_b="s8")
     case_id = f"cute.mma_vs_ptx[cute/mma_traits_sm80:{TF32}~m16n8k8.A.s8]"
     return run_module_case(mma_fragments, spec, case_id).message
 

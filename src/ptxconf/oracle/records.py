@@ -752,8 +752,16 @@ class CuteMmaTraits(Row):
     from: `: MMA_Traits<SM80_16x8x8_F16F16F16F16_TN>`). Its id is the Operation struct."""
 
     KIND: ClassVar[str] = "cute_mma_traits"
-    val_types: tuple[str, ...] = ()
+    val_type_d: str = ""
+    val_type_a: str = ""
+    val_type_b: str = ""
+    val_type_c: str = ""
     layouts_of: str = ""
+
+    @property
+    def val_types(self) -> tuple[str, str, str, str]:
+        """(D, A, B, C), the order of the name's types."""
+        return self.val_type_d, self.val_type_a, self.val_type_b, self.val_type_c
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ REFERENCES: dict[tuple[type[records.Row], str], type[records.Row]] = {
     (records.CuteDslExample, "dtype"): records.ElementType,
     (records.WarpMatrixFragment, "id"): records.WarpMatrixShape,
     (records.CuteCopyTraits, "id"): records.CuteCopyOp,
-    (records.CuteMmaTraits, "val_types"): records.ElementType,
+    **{(records.CuteMmaTraits, f"val_type_{op}"): records.ElementType for op in "dabc"},
     (records.CuteMmaTraits, "layouts_of"): records.CuteMmaTraits,
     (records.MmaFragment, "types"): records.ElementType,
 }
