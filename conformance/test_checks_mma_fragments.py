@@ -37,9 +37,9 @@ def test_the_bundled_spec_s_two_statements_agree_for_an_fp8_pair() -> None:
 def test_one_case_per_fragment_row_per_traits_row_and_per_operand_of_each() -> None:
     frags, traits = len(SPEC.of(MmaFragment)), len(SPEC.of(CuteMmaTraits))
     assert len(IDS) == frags + traits + 3 * traits
-    assert (f"cute.mma_vs_ptx[{SM80}:{TF32}~{FRAG}:m16n8k8.B.tf32]" in IDS
-            and f"cute.mma_vs_ptx[cute/mma_traits_sm89:SM89_16x8x32_F32E5M2E4M3F32_TN"
-                f"~{FRAG}:m16n8k32.A.s8]" in IDS)
+    assert f"cute.mma_vs_ptx[{SM80}:{TF32}~{FRAG}:m16n8k8.B.tf32]" in IDS
+    assert (f"cute.mma_vs_ptx[cute/mma_traits_sm89:SM89_16x8x32_F32E5M2E4M3F32_TN"
+            f"~{FRAG}:m16n8k32.A.s8]") in IDS
 
 
 def test_a_cute_layout_other_than_the_isas_is_a_discrepancy_at_its_first_point() -> None:
