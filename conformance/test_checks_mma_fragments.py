@@ -12,6 +12,7 @@ V0): CuTe's index 1 (n 1, k 0), the ISA's 8 (n 0, k 1).
 
 from __future__ import annotations
 
+import pytest
 from case_outcomes import expect_fields, run_module_case
 from scratch_spec import default_row_replaced
 
@@ -96,3 +97,23 @@ def test_a_formula_that_maps_two_elements_to_one_fails_naming_both() -> None:
     res = run_module_case(mma_fragments, spec, f"mma.fragment[{FRAG}:m16n8k32.A.s8]")
     assert (res.status, res.code) == (Status.FAIL, "mismatch")
     assert "lane 0 element 0 and lane 0 element 8 both hold (row 0, col 0)" in res.message
+
+
+@pytest.mark.parametrize(("row_id", "register_type", "documented", "derived"), [
+    ("m16n8k8.A.f16", "f32", 2, 1),      # an f32 register holds one element, the row two
+    ("m16n8k8.C.f32", "f16x2", 1, 2),    # f16x2 packs two, the row lists one a register
+    ("m16n8k32.A.s8", "f16x2", 4, 2),
+])
+def test_a_register_type_that_holds_other_than_the_rows_elements_fails(
+        row_id: str, register_type: str, documented: int, derived: int) -> None:
+    spec = default_row_replaced("MmaFragment", row_id, register_type=register_type)
+    res = run_module_case(mma_fragments, spec, f"mma.fragment[{FRAG}:{row_id}]")
+    assert (res.status, res.code) == (Status.FAIL, "mismatch")
+    assert (res.fields["documented"], res.fields["derived"]) == (documented, derived)
+
+
+def test_an_element_typed_register_holds_that_type() -> None:
+    """s32 registers for the f32 accumulator: one 32-bit element each, but not an f32."""
+    spec = default_row_replaced("MmaFragment", "m16n8k8.C.f32", register_type="s32")
+    res = run_module_case(mma_fragments, spec, f"mma.fragment[{FRAG}:m16n8k8.C.f32]")
+    expect_fields(res, Status.FAIL, "mismatch", register_type="s32", types=["f32"])

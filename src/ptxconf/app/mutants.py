@@ -57,10 +57,12 @@ from ptxconf.oracle.spec import SpecErrors, identity_line, load_chosen, load_spe
 NAMES = frozenset({"id"})
 DIGITS = re.compile(r"\d+")
 
-#: Free-form strings (CuTe layouts, printed shapes): their digits are mutated, one by one; they
-#: are not swapped for another value of the key (that is no domain, just other layouts).
+#: Free-form strings (CuTe layouts, printed shapes, the mma.sync fragment formulas' `value` and
+#: `where` expressions): their digits are mutated, one by one; they are not swapped for another
+#: value of the key (that is no domain, just other layouts; two formulas of one key can be the
+#: same map, `i >= 2` and `i == 2 || i == 3` over four elements).
 FREE_FORM = frozenset({"layout", "exact_layout", "canonical_layout", "printed_shape", "result",
-                       "domain_comment", "rule"})
+                       "domain_comment", "rule", "value", "where"})
 
 #: A progress line (stderr) every this many mutants.
 PROGRESS_EVERY = 10

@@ -4,7 +4,8 @@ atoms (spec/cute/mma_traits_sm*.yaml, mma_layouts_sm*.yaml), two statements of o
 * `mma.fragment[<row>]`: the formulas read, their lines take each element once, and (lane,
   element) -> (row, col) is a bijection from the warp's lanes x a0..aX onto the operand's
   matrix; registers x elements per register = the elements listed; each type's elements fill
-  the register width (facts.register_bits), as the register type (f16x2, b32) spells it.
+  the register width (facts.register_bits), as the register type spells it (f16x2: two
+  16-bit elements; f32, s32: one element of that width; b32: any packing).
 * `cute.mma_traits[<traits>]`: the Operation struct's name spells the row's value types (D, A,
   B, C); the struct whose traits give the layouts has the same MxNxK and A/B letters, and a
   ThrID, ALayout, BLayout and CLayout row.
@@ -74,9 +75,18 @@ def _fragment(spec: Spec, row: MmaFragment) -> str:
     count = int(m["count"] or 1)
     expect_equal(f"bits of a {row.register_type} register", int(m["bits"]) * count, reg_bits,
                  source=row.key, witness="facts.register_bits (wgmma/register_fragments)")
-    if m["count"] is not None:
-        expect_equal(f"elements of a {row.register_type} register", count,
-                     row.elems_per_register, source=row.key, witness=row.register_type)
+    element = row.register_type.split("x")[0]
+    if m["count"] is not None or element in facts.element_types(spec):
+        # f16x2: two elements of the f16 width (f16, bf16); f32: one f32 (a b32 holds any)
+        expect_equal(f"elements of a {row.register_type} register", row.elems_per_register,
+                     count, source=row.key, witness=row.register_type)
+        expect_equal(f"bits of an element of a {row.register_type} register",
+                     spec.element_bits(row.types[0]) if row.types else 0, int(m["bits"]),
+                     source=row.key, witness=row.register_type)
+        if m["count"] is None and element not in row.types:
+            raise fail(f"{row.key}: {row.register_type} registers hold {row.register_type} "
+                       f"elements, not {'/'.join(row.types)}", register_type=row.register_type,
+                       types=list(row.types))
     lanes = facts.warp_threads(spec)
     expect_equal(f"{lanes} lanes x {n} elements", lanes * n, rows * cols, source=row.key,
                  witness=f"the {rows}x{cols} {row.operand} of {row.shape}")
