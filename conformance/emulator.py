@@ -264,10 +264,9 @@ class Emulator:
                        fill: int) -> probes.TmaDump:
         from ptxconf.gpu import tma as T
 
-        if fill != T.FILL_BYTE:
-            raise _Fault("the emulator models ptxconf.gpu.tma's fill byte only")
         reading = "relative" if self.wrong == "tma_swizzle_relative" else None
-        window = T.predicted_window(self.spec, w, FAKE_SMEM_BASE, data, window_bytes, reading)
+        window = T.predicted_window(self.spec, w, FAKE_SMEM_BASE, data, window_bytes, reading,
+                                    fill)
         return probes.TmaDump(w, FAKE_SMEM_BASE, window, "emulator", w.enumerator)
 
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:

@@ -171,7 +171,7 @@ REGISTRY: tuple[Provider, ...] = (
     # writes; wmma last (its alignment cases may fault).
     *(_gpu_family(name, plans_jobs=name in PLANNING_FAMILIES)
       for name in ("device", "sweep", "discovery", "address", "hypotheses", "mistakes", "mma_sync",
-                   "ldmatrix", "tma", "wmma")),
+                   "ldmatrix", "tma", "tma_pairing", "wmma")),
 )
 
 

@@ -114,16 +114,17 @@ def tensor_bytes(w: TmaWrite) -> np.ndarray:
 
 
 def predicted_window(spec: Spec, w: TmaWrite, window_address: int, data: np.ndarray,
-                     window_bytes: int, reading: str | None = None) -> np.ndarray:
+                     window_bytes: int, reading: str | None = None,
+                     fill: int = FILL_BYTE) -> np.ndarray:
     """uint8 [window_bytes]: the window after the copy, per the oracle (under a reading of
     hypotheses.TMA_SWIZZLE_BASE; None: the documented one), for a window whose first byte is at
-    shared-memory address `window_address`."""
+    shared-memory address `window_address` and that held `fill` before it."""
     b = tma.box(spec, w.swizzle, w.dtype, w.rows, w.cols, window_address + w.dst_offset)
     at = tma.write_addresses(spec, b, reading) - window_address
     if int(at.min()) < 0 or int(at.max()) + w.elem_bytes > window_bytes:
         raise ValueError(f"{w.label}: the oracle writes [{int(at.min()):#x}, {int(at.max()):#x}] "
                          f"of a {window_bytes}-B window at {window_address:#x}")
-    out = np.full(window_bytes, FILL_BYTE, dtype=np.uint8)
+    out = np.full(window_bytes, fill, dtype=np.uint8)
     for byte in range(w.elem_bytes):
         out[(at + byte).ravel()] = data.reshape(w.rows, w.cols, w.elem_bytes)[:, :, byte].ravel()
     return out
