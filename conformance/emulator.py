@@ -56,6 +56,8 @@ WRONG = {
                          "fragment (stricter than the rule: aligned inputs fault)",
     "tma_swizzle_relative": "TMA restarts the swizzle pattern at the destination (ignores the "
                             "address bits below the repeat)",
+    "tma_rows_packed": "TMA packs a swizzled box's rows at the inner width (not one swizzle "
+                       "span apart)",
 }
 
 FAKE_SMEM_BASE = 0x400
@@ -267,6 +269,12 @@ class Emulator:
         reading = "relative" if self.wrong == "tma_swizzle_relative" else None
         window = T.predicted_window(self.spec, w, FAKE_SMEM_BASE, data, window_bytes, reading,
                                     fill)
+        if self.wrong == "tma_rows_packed":  # rows inner_bytes apart, the same swizzle
+            swz = T.tma.swizzle_of(self.spec, w.swizzle)
+            window = np.full(window_bytes, fill, dtype=np.uint8)
+            for (r, c), byte in np.ndenumerate(data):
+                window[swz(FAKE_SMEM_BASE + w.dst_offset + r * w.inner_bytes + c)
+                       - FAKE_SMEM_BASE] = byte
         return probes.TmaDump(w, FAKE_SMEM_BASE, window, "emulator", w.enumerator)
 
     def _run_wgmma_sweep(self, jobs: list[tuple[WgmmaVariant, list[dict]]]) -> list:

@@ -57,7 +57,8 @@ GPU_IDS = [i for p in GPU_PROVIDERS for i in p.case_ids(SPEC) or ()]
 #: Case families added after the committed evidence was run: their ids are compared once a
 #: device run holding them is committed (then this is emptied).
 NEWER_THAN_EVIDENCE: tuple[str, ...] = (plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[",
-                                         "gpu.tma_write", "gpu.mma_sync[SM80_", "gpu.mma_sync[SM89_")
+                                         "gpu.tma_write", "gpu.mma_sync[SM80_", "gpu.mma_sync[SM89_",
+                                         "gpu.tma_pairing")
 #: Case families the committed evidence holds that the variant sweep replaced (its products and
 #: maps cover every variant): ignored there until evidence of the sweep is committed.
 RETIRED_IN_EVIDENCE: tuple[str, ...] = ()
@@ -68,7 +69,8 @@ PARTITION_IDS = ("gpu.compile[",)
 #: Cases that claim the H100's reading of the base-offset field (finding
 #: base-offset-field-moves-phase), which the documented model does not follow: they run against
 #: the H100 model in conformance/test_explain_gpu.py.
-H100_READING = tuple(i for i in GPU_IDS if i.startswith("gpu.mistake[start_misaligned_"))
+H100_READING = tuple(i for i in GPU_IDS if i.startswith("gpu.mistake[start_misaligned_")
+                     or (i.startswith("gpu.tma_pairing[") and i.endswith(".off_rule]")))
 
 
 # --- kernels compile ----------------------------------------------------------------------
@@ -395,6 +397,8 @@ WRONG_MODELS: dict[str, tuple[str, dict[str, Any], str]] = {
                      "silicon_disagrees"),
     "gpu.tma_write": ("gpu.tma_write[tma/swizzling_modes:128B.2B]",
                       {"wrong": "tma_swizzle_relative"}, "finding_new"),
+    "gpu.tma_pairing": ("gpu.tma_pairing[tma/swizzling_modes:128B~wgmma/canonical_layouts:K_SW32"
+                        ".aligned]", {"wrong": "tma_rows_packed"}, "silicon_disagrees"),
     "gpu.wmma.load": ("gpu.wmma.load[m16n16k16.f16.a.row]", {"wrong": "wmma_ignores_ldm"},
                       "silicon_disagrees"),
     "gpu.wmma.store": ("gpu.wmma.store[m16n16k16.f16.c:row]",
@@ -518,7 +522,7 @@ def test_every_gpu_family_is_a_provider() -> None:
     names = [p.name for p in GPU_PROVIDERS]
     assert names == ["gpu-device", "gpu-sweep", "gpu-discovery", "gpu-address", "gpu-hypotheses",
                      "gpu-mistakes", "gpu-mma_sync", "gpu-ldmatrix", "gpu-tma",
-                     "gpu-wmma"]
+                     "gpu-tma_pairing", "gpu-wmma"]
     assert {i for i in GPU_IDS if i.startswith("gpu.mma_sync[")} == {
         f"gpu.mma_sync[SM70_8x8x4_{d}F16F16{d}_{ab}]" for d in ("F32", "F16") for ab in ("NT", "TN")
     } | {f"gpu.mma_sync[{r.id}]" for r in SPEC.of(CuteMmaTraits)}
