@@ -30,6 +30,9 @@ CHECK_LDMATRIX = "gpu.ldmatrix"
 CHECK_STMATRIX = "gpu.stmatrix"
 WARP_MATRIX_CHECKS = {"ldmatrix": CHECK_LDMATRIX, "stmatrix": CHECK_STMATRIX}
 CHECK_TMA = "gpu.tma_write"
+#: wgmma reading a TMA-written box (ptxconf.gpu.families.tma_pairing; its wgmma kernel is in a
+#: compile batch, the TMA kernel compiles in the probe worker).
+CHECK_TMA_PAIRING = "gpu.tma_pairing"
 CHECK_SMEM_MAP = "gpu.smem_map"
 CHECK_START = "gpu.address.start"
 CHECK_UNUSED_LBO = "gpu.address.unused_lbo"

@@ -7,6 +7,7 @@ and their all-ones self test), `sweep` (every instruction variant of `ptxconf.gp
 bit-exact products in every swizzle, its accumulator map and, for RS, its register-A map; a
 broken D map explains the rest), `discovery` (the shared-memory address maps), `address`
 (unaligned starts,
-fields documented as unused), `hypotheses` (each competing reading settled), `wmma` (fragment
+fields documented as unused), `hypotheses` (each competing reading settled), `tma` (TMA writes)
+and `tma_pairing` (wgmma reading a TMA-written box, a pairing cell each), `wmma` (fragment
 maps, stores, and last the alignment cases, which may fault).
 """

@@ -48,7 +48,7 @@ from ..tma import TmaWrite, largest_repeat
 from ..variants import isa_facts
 
 PROVIDER = "gpu-tma_pairing"
-CHECK = "gpu.tma_pairing"
+CHECK = P.CHECK_TMA_PAIRING
 #: The operand type the cells are written in (the proofs' tile is bf16-sized).
 DTYPE = "bf16"
 #: What the window holds where TMA writes nothing (a zero element is read as 0).
