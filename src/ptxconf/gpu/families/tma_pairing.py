@@ -42,7 +42,7 @@ from ptxconf.oracle.records import CanonicalLayout, InstructionType, TmaSwizzleM
 from ptxconf.oracle.spec import Spec
 
 from .. import plan as P
-from ..operands import acc_values, d_matrix, desc_args, image, layout
+from ..operands import acc_values, d_matrix, desc, desc_args, image, layout
 from ..session import GpuBody, Session, planned_family
 from ..tma import TmaWrite, largest_repeat
 from ..variants import isa_facts
@@ -218,7 +218,7 @@ def _body(cell: PairCell) -> GpuBody:
         for j in range(steps(spec, w)):
             d = descriptor(spec, cell, w, w.dst_offset, j)
             kws.append({"a_smem": a_img, "b_smem": image(spec, bvals, b_lay),
-                        "a_desc_rel": d.value, "b_desc_rel": _b_desc(spec, b_lay),
+                        "a_desc_rel": d.value, "b_desc_rel": desc(spec, b_lay),
                         **desc_args(spec)})
         dumps = sess.run_wgmma(v, kws)
         phase = largest_repeat(spec)
@@ -255,12 +255,6 @@ def _body(cell: PairCell) -> GpuBody:
                       f"{len(dumps)} K steps, D bit-exact)", **fields)
 
     return body
-
-
-def _b_desc(spec: Spec, lay: I.OperandLayout) -> int:
-    from ..operands import desc
-
-    return desc(spec, lay)
 
 
 def pairing_plan(spec: Spec) -> list[P.Planned]:
