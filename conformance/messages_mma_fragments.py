@@ -94,3 +94,13 @@ def _a_registers_reversed() -> str:
 
     return run_case(Emulator(SPEC, wrong="mma_sync_a_registers_reversed"),
                     "gpu.mma_sync[SM80_16x8x16_F32BF16BF16F32_TN]").message
+
+
+@example("cute.mma_layouts_read.no_traits_row")
+def _no_traits_row() -> str:
+    from ptxconf.oracle.spec import Spec
+
+    spec = Spec(SPEC.root, tuple(r for r in SPEC.rows
+                                 if not r.file.startswith("cute/mma_traits_sm89")))
+    return run_module_case(mma_fragments, spec, "cute.mma_layouts_read[cute/mma_layouts_sm89:"
+                                                "SM89_16x8x32.E4M3.ThrID]").message

@@ -241,10 +241,14 @@ def test_the_letter_is_checked_where_elements_pack_into_a_register() -> None:
 
 def test_a_later_architecture_may_reuse_an_earlier_ones_alias() -> None:
     """The SM89 traits' CLayout is SM80_16x8_Row: held to the SM80 rows of that name; an alias of
-    a later architecture than the atom's fails."""
+    a later architecture than the atom's fails, and so does an earlier one's that no row of that
+    architecture has."""
     res = _run(_statements(SPEC), f"cute.alias[{SM89}:SM89_16x8x32.E4M3.CLayout]")
     expect_fields(res, Status.PASS, "ok")
     later = default_row_replaced("CuteLayout", "SM80_16x8x8.F16.CLayout", alias="SM90_16x8_Row")
     res = _run(_statements(later), f"cute.alias[{SM80}:SM80_16x8x8.F16.CLayout]")
     assert (res.status, res.code) == (Status.FAIL, "mismatch")
     expect_named(res, "SM90_16x8_Row", "SM80")
+    unknown = default_row_replaced("CuteLayout", "SM89_16x8x32.E4M3.CLayout", alias="SM81_16x8_Row")
+    res = _run(_statements(unknown), f"cute.alias[{SM89}:SM89_16x8x32.E4M3.CLayout]")
+    expect_fields(res, Status.FAIL, "mismatch", alias="SM81_16x8_Row")

@@ -19,7 +19,7 @@ from scratch_spec import default_row_replaced
 from ptxconf.core.results import Status
 from ptxconf.oracle.checks import mma_fragments
 from ptxconf.oracle.records import CuteMmaTraits, MmaFragment
-from ptxconf.oracle.spec import default_spec
+from ptxconf.oracle.spec import Spec, default_spec
 
 SPEC = default_spec()
 FRAG = "warp/mma_fragments"
@@ -37,7 +37,9 @@ def test_the_bundled_spec_s_two_statements_agree_for_an_fp8_pair() -> None:
 
 def test_one_case_per_fragment_row_per_traits_row_and_per_operand_of_each() -> None:
     frags, traits = len(SPEC.of(MmaFragment)), len(SPEC.of(CuteMmaTraits))
-    assert len(IDS) == frags + traits + 3 * traits
+    bases = len({t.layouts_of for t in SPEC.of(CuteMmaTraits)})
+    assert len(IDS) == frags + traits + bases + 3 * traits
+    assert "cute.mma_layouts_read[cute/mma_layouts_sm89:SM89_16x8x32.E4M3.ThrID]" in IDS
     assert f"cute.mma_vs_ptx[{SM80}:{TF32}~{FRAG}:m16n8k8.B.tf32]" in IDS
     assert (f"cute.mma_vs_ptx[cute/mma_traits_sm89:SM89_16x8x32_F32E5M2E4M3F32_TN"
             f"~{FRAG}:m16n8k32.A.s8]") in IDS
@@ -117,3 +119,11 @@ def test_an_element_typed_register_holds_that_type() -> None:
     spec = default_row_replaced("MmaFragment", "m16n8k8.C.f32", register_type="s32")
     res = run_module_case(mma_fragments, spec, f"mma.fragment[{FRAG}:m16n8k8.C.f32]")
     expect_fields(res, Status.FAIL, "mismatch", register_type="s32", types=["f32"])
+
+
+def test_layouts_no_traits_row_reads_fail() -> None:
+    """The SM89 traits rows gone (their file deleted, say): the SM89 layouts are read by none."""
+    spec = Spec(SPEC.root, tuple(r for r in SPEC.rows if not r.file.startswith("cute/mma_traits_sm89")))
+    res = run_module_case(mma_fragments, spec,
+                          "cute.mma_layouts_read[cute/mma_layouts_sm89:SM89_16x8x32.E4M3.ThrID]")
+    expect_fields(res, Status.FAIL, "mismatch", atom="SM89_16x8x32_F32E4M3E4M3F32_TN")

@@ -77,6 +77,10 @@ def _alias(spec: Spec, row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
     if m is None or not _arch_number(m["arch"]) <= _arch_number(arch(row)):
         raise fail(f"{row.key}: alias {row.alias!r} does not read as an alias of {arch(row)} "
                    "or an earlier architecture (SM<arch>_<...>)")
+    if m["arch"] != arch(row) and not any(o.alias == row.alias and arch(o) == m["arch"]
+                                          for o in rows):
+        raise fail(f"{row.key}: alias {row.alias!r} names an {m['arch']} layout, and no "
+                   f"{m['arch']} row has it", alias=row.alias)
     if m["group"] is not None:
         group = spec.get(ThreadGroup, m["group"].lower())
         expect_equal(f"threads of {row.alias}", row_layout(row).size(), group.threads,
@@ -96,8 +100,8 @@ def _alias(spec: Spec, row: CuteLayout, rows: tuple[CuteLayout, ...]) -> str:
 
 
 def _arch_number(name: str) -> int:
-    """SM89 -> 89 (a later architecture's header may reuse an earlier one's alias: the SM89
-    traits' CLayout is SM80_16x8_Row)."""
+    """SM89 -> 89 (a later architecture's header may reuse an alias an earlier one's rows have:
+    the SM89 traits' CLayout is SM80_16x8_Row)."""
     return int(name[2:]) if name[2:].isdigit() else -1
 
 

@@ -9,6 +9,8 @@ atoms (spec/cute/mma_traits_sm*.yaml, mma_layouts_sm*.yaml), two statements of o
 * `cute.mma_traits[<traits>]`: the Operation struct's name spells the row's value types (D, A,
   B, C); the struct whose traits give the layouts has the same MxNxK and A/B letters, and a
   ThrID, ALayout, BLayout and CLayout row.
+* `cute.mma_layouts_read[<ThrID row>]`: a warp-wide atom's layouts (an SM80+ mma.sync atom's)
+  are the layouts of some traits row, so that its type pairs' cases read them.
 * `cute.mma_vs_ptx[<traits>~<fragment>]`: for A, B and C, CuTe's layout at (thread, value)
   names the element the ISA's formula gives lane ThrID(thread), element a_value (both count a
   thread's elements low to high through its registers): a difference is a discrepancy of the
@@ -25,7 +27,14 @@ import numpy as np
 
 from ptxconf.oracle import facts
 from ptxconf.oracle import mma_fragments as F
-from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
+from ptxconf.oracle.checks.base import (
+    Case,
+    Verdict,
+    discrepancy,
+    expect_equal,
+    fail,
+    make_case,
+)
 from ptxconf.oracle.checks.cute_names import ATOM_NAME, TYPE_ORDER, row_layout, type_tokens
 from ptxconf.oracle.records import CuteLayout, CuteMmaTraits, MmaFragment
 from ptxconf.oracle.spec import Spec
@@ -43,6 +52,9 @@ def cases(spec: Spec) -> Iterator[Case]:
         yield make_case("mma.fragment", row.key, partial(_fragment, spec, row))
     for traits in spec.of(CuteMmaTraits):
         yield make_case("cute.mma_traits", traits.key, partial(_traits, spec, traits))
+    for thr in spec.of(CuteLayout):
+        if thr.role == "ThrID" and _warp_wide(spec, thr):
+            yield make_case("cute.mma_layouts_read", thr.key, partial(_layouts_read, spec, thr))
     for traits in spec.of(CuteMmaTraits):
         for operand in OPERANDS:
             frag, want = fragment_of(spec, traits, operand)
@@ -149,6 +161,25 @@ def _traits(spec: Spec, traits: CuteMmaTraits) -> str:
         raise fail(f"{traits.key}: {traits.layouts_of} has no {', '.join(missing)} row in the "
                    "cute_layout tables", missing=missing)
     return (f"{traits.id}: {'/'.join(traits.val_types)} with the layouts of {traits.layouts_of}")
+
+
+def _warp_wide(spec: Spec, thr: CuteLayout) -> bool:
+    """A ThrID of a whole warp: an mma.sync atom of SM80 on (SM70's is a quadpair, SM90's a
+    warpgroup)."""
+    try:
+        return row_layout(thr).size() == facts.warp_threads(spec)
+    except Verdict:
+        return False  # cute.layout fails for it
+
+
+def _layouts_read(spec: Spec, thr: CuteLayout) -> str:
+    """A warp-wide atom's layouts are the layouts of some traits row (its own MMA_Traits at
+    least): else no gpu.mma_sync case and no comparison with the PTX ISA reads them."""
+    readers = [t.id for t in spec.of(CuteMmaTraits) if t.layouts_of == thr.atom]
+    if not readers:
+        raise fail(f"{thr.key}: no cute_mma_traits row takes the layouts of {thr.atom}",
+                   atom=thr.atom)
+    return f"the layouts of {thr.atom} are read by {', '.join(readers)}"
 
 
 def _vs_ptx(spec: Spec, traits: CuteMmaTraits, operand: str, frag: MmaFragment | None,
