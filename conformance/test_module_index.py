@@ -11,9 +11,14 @@ Every source module has at least one; the README's index is this table, regenera
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
+import pytest
 from golden_messages import updating
+
+#: The index is made once a process (it parses every test file): its tests share a worker.
+pytestmark = pytest.mark.xdist_group("module-index")
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
@@ -97,6 +102,7 @@ def _local_imports(tree: ast.AST, helpers: set[str]) -> set[str]:
     return found
 
 
+@functools.cache
 def module_index() -> dict[str, list[str]]:
     """Source module -> the test files of it (their own imports and those of the helper modules
     they use), sorted."""

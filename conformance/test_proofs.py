@@ -8,6 +8,8 @@ passes; a listed finding that is no longer refuted is stale and fails.
 from __future__ import annotations
 
 import ast
+import contextlib
+import io
 import shlex
 import shutil
 import subprocess
@@ -24,7 +26,8 @@ from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.distinguish import DistinguishingProbe, distinguishing_probes
 from ptxconf.oracle.spec import DEFAULT_SPEC_DIR, default_spec, load_spec
 
-pytestmark = pytest.mark.z3
+#: One worker runs the module: the known refutations are proved once for its tests (`refuted`).
+pytestmark = [pytest.mark.z3, pytest.mark.xdist_group("test_proofs")]
 
 TIMEOUT_S = 30.0
 CASES = list(proof_cases(default_spec(), timeout_s=TIMEOUT_S))
@@ -33,22 +36,28 @@ CASES = list(proof_cases(default_spec(), timeout_s=TIMEOUT_S))
 REFUTED = [c for c in CASES if explain(c.id) is not None]
 
 
+@pytest.fixture(scope="module")
+def refuted() -> dict[str, Result]:
+    """Each known refutation proved once (Z3's default seed), as the case returns it."""
+    return {c.id: c.run() for c in REFUTED}
+
+
 @pytest.mark.parametrize("case", REFUTED, ids=[c.id for c in REFUTED])
-def test_known_refutation_reproduces(case) -> None:
+def test_known_refutation_reproduces(case, refuted: dict[str, Result]) -> None:
     """Each known refutation (verdict in test_cases.py) carries a counterexample whose
     pasteable reproduce line shows the collision."""
-    result = judge(case.run())
+    result = judge(refuted[case.id])
     assert result.fields["proof_status"] == "refuted", result.message
     assert result.code == "finding_known", result.message
     assert result.fields["counterexample"]["points"], result.fields
     assert _reproduced_collision(result)
 
 
-def test_a_collision_is_named_in_coordinate_order() -> None:
+def test_a_collision_is_named_in_coordinate_order(refuted: dict[str, Result]) -> None:
     """A collision is an unordered pair: its points come in (mn, k) order whichever one the
     solver found first, so a recorded finding holds under any Z3 version (seen: Z3 4.15 and
     5.4 name Figure 167's pair in opposite orders)."""
-    collisions = [judge(c.run()) for c in REFUTED
+    collisions = [judge(refuted[c.id]) for c in REFUTED
                   if c.id.startswith(("proof.layout_injective[", "proof.example_injective["))]
     assert len(collisions) >= 4
     for r in collisions:
@@ -94,18 +103,27 @@ def test_named_in_order_orders_a_collision_and_leaves_other_pairs_alone() -> Non
     assert named_in_order(b, c) == (b, c)
 
 
-def _run_reproduce(line: str) -> str:
-    """Run a reproduce line (``python -c ...``) with this interpreter; its stdout."""
+def _run_reproduce(line: str, fresh_process: bool = False) -> str:
+    """Run a reproduce line (``python -c CODE``): its stdout. In a fresh interpreter (this one's
+    executable) where `fresh_process`, else CODE run here with names of its own, as `-c` runs
+    it (test_broken_layout_is_refuted pastes one into a fresh process)."""
     argv = shlex.split(line)
     assert argv[0] == "python", line
-    done = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True,
-                          check=True, timeout=120)
-    return done.stdout.strip()
+    assert argv[1:2] == ["-c"], line
+    assert len(argv) == 3, line
+    if fresh_process:
+        done = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True,
+                              check=True, timeout=120)
+        return done.stdout.strip()
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(argv[2], "<reproduce_python>", "exec"), {"__name__": "__main__"})
+    return out.getvalue().strip()
 
 
-def _reproduced_collision(result: Result) -> bool:
+def _reproduced_collision(result: Result, fresh_process: bool = False) -> bool:
     """The reproduce line prints two equal addresses."""
-    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce_python"]))
+    printed = ast.literal_eval(_run_reproduce(result.fields["reproduce_python"], fresh_process))
     return len(printed) == 2 and printed[0] == printed[1]
 
 
@@ -120,10 +138,8 @@ def test_every_finding_names_a_case() -> None:
     assert not missing, f"findings without a case: {missing}"
 
 
-def test_k_swizzled_bound_is_reported() -> None:
-    wanted = "proof.layout_injective[wgmma/canonical_layouts:K_SW128]"
-    case = next(c for c in CASES if c.id == wanted)
-    result = case.run()
+def test_k_swizzled_bound_is_reported(refuted: dict[str, Result]) -> None:
+    result = refuted["proof.layout_injective[wgmma/canonical_layouts:K_SW128]"]
     assert result.fields["facts"]["k_bound"] == 4
     assert "injective iff k <= 4" in result.message
 
@@ -171,7 +187,7 @@ def test_broken_layout_is_refuted(tmp_path: Path) -> None:
     assert "(mn 0, k 1: row 0, chunk 0) and (mn 1, k 0: row 1, chunk 0) both at 0x002" in (
         result.message)
     assert str(spec.root) in result.fields["reproduce_python"]
-    assert _reproduced_collision(result)
+    assert _reproduced_collision(result, fresh_process=True)
 
 
 def test_wrong_repeat_bytes_is_a_discrepancy(tmp_path: Path) -> None:

@@ -90,15 +90,46 @@ def test_an_unwritable_folder_is_only_slower(tmp_path: Path) -> None:
     assert [ok for ok, _ in got] == [True, False]
 
 
-def test_check_says_a_warm_rerun_asked_the_assembler_nothing(tmp_path: Path, monkeypatch, capsys) -> None:
+#: The shared witness sweep of the bundled spec is made once a run, on the worker of the
+#: `assembler-witness` group (test_cases.py): the seeded variant below copies its verdicts.
+WITNESS_GROUP = "assembler-witness"
+
+
+@pytest.mark.parametrize("seeded", [
+    pytest.param(True, id="one-kernel-cold", marks=pytest.mark.xdist_group(WITNESS_GROUP)),
+    pytest.param(False, id="all-cold", marks=pytest.mark.slow(
+        reason="every witness kernel compiled cold (the whole sweep again, ~10 s on two cores); "
+               "[one-kernel-cold] runs the same three checks by default with one kernel cold, "
+               "and test_a_warm_sweep_asks_the_assembler_nothing a sweep wholly cold"))])
+def test_check_says_a_warm_rerun_asked_the_assembler_nothing(tmp_path: Path, monkeypatch, capsys,
+                                                             seeded: bool) -> None:
     """`ptxconf check` prints what the witness compiled; rerun, it takes the witness's results
     from the result cache (no sweep at all); with those gone (another ptxconf), the verdict
-    cache answers every witness kernel (nothing compiled)."""
+    cache answers every witness kernel (nothing compiled). [one-kernel-cold]: the verdict
+    cache starts as the run's shared sweep left it, less one kernel's verdicts, so the first
+    check compiles that kernel alone and takes the others from the cache."""
     import shutil
 
     from ptxconf.app.cli import main
-    from ptxconf.gpu import witness
+    from ptxconf.gpu import kcache, witness
 
+    held = 0
+    if seeded:
+        witness.sweep(SPEC, assembler.verdict_folder(True))  # the run's sweep (made once a run)
+        seed = tmp_path / "kernels" / "witness"
+        shutil.copytree(kcache.cache_dir() / "witness", seed)
+        # the verdict files the bundled spec's sweep reads (the run's folder holds edited
+        # specs' too): asked of the copy, every one answered, nothing compiled
+        read: list[Path] = []
+        path_of = assembler._verdict_path
+        monkeypatch.setattr(assembler, "_verdict_path",
+                            lambda folder, source: read.append(path_of(folder, source)) or read[-1])
+        swept = witness._sweep(*witness._sweep_key(SPEC), seed)
+        monkeypatch.undo()
+        assert swept.asked is not None
+        assert swept.asked.compiles == 0
+        read[0].unlink()
+        held = len(read) - 1
     monkeypatch.setenv("PTXCONF_KERNEL_CACHE", str(tmp_path / "kernels"))
     monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path / "cache"))
     lines = []
@@ -113,11 +144,12 @@ def test_check_says_a_warm_rerun_asked_the_assembler_nothing(tmp_path: Path, mon
         lines.append([x for x in out if x.startswith(("assembler witness", "from the caches"))])
     (cold,), (kept,), (warm,) = lines
     got = re.fullmatch(r"assembler witness: (\d+) of (\d+) witness kernels compiled \((\d+) assembler runs\) "
-                       r"in [\d.]+ s \(0 answered from the cache\)", cold)
+                       r"in [\d.]+ s \((\d+) answered from the cache\)", cold)
     assert got is not None, cold
-    compiled, kernels, runs = map(int, got.groups())
-    assert compiled == kernels > 0
-    assert runs >= kernels
+    compiled, kernels, runs, answered = map(int, got.groups())
+    assert (compiled, answered) == (kernels - held, held)
+    assert compiled > 0
+    assert runs >= compiled
     cases = json.loads((tmp_path / "run1" / "results.json").read_text())["meta"]["from_cache"]
     assert kept == f"from the caches: {cases['assembler-witness']} assembler-witness results " \
                    "(--no-cache computes them again)"
@@ -144,3 +176,23 @@ def test_a_signal_stops_the_sweep_after_the_compile_under_way(monkeypatch: pytes
     with pytest.raises(KeyboardInterrupt):
         assembler.compile_check_many(_variants() * 20, batch=1, threads=1)
     assert started == [1]
+
+
+def test_a_sweep_past_256_keeps_the_kernels_of_the_first_256_n(monkeypatch: pytest.MonkeyPatch) -> None:
+    """N is asked in blocks of 256: a row that lists N = 272 adds witness kernels for N 257..272
+    and leaves those of N 1..256 (and their kept verdicts) as they were, so the edited spec's
+    sweep compiles only the new block."""
+    asked: list[list[str]] = []
+
+    def record(variants, **_: object) -> list[tuple[bool, str]]:
+        asked.append([v.ptx_name for v in variants])
+        return [(True, "")] * len(variants)
+
+    monkeypatch.setattr(assembler, "compile_check_many", record)
+    families = _variants()[:1]
+    assembler.witness_valid_n(families, range(1, 257))
+    (first,) = asked
+    asked.clear()
+    sweep = assembler.witness_valid_n(families, range(1, 273))
+    assert asked == [first, [families[0].with_n(n).ptx_name for n in range(257, 273)]]
+    assert sweep.accepted_n[families[0].family] == tuple(range(1, 273))

@@ -4,6 +4,7 @@ that refuse bad values in one line. `ptxconf.app.cli` runs the commands."""
 from __future__ import annotations
 
 import argparse
+import functools
 import math
 from collections.abc import Iterator
 from pathlib import Path
@@ -113,8 +114,10 @@ def _positive_int(text: str) -> int:
     return int(text)
 
 
+@functools.cache
 def build_parser() -> argparse.ArgumentParser:
-    """Every subcommand and option."""
+    """Every subcommand and option (built once a process: parsing leaves the parser as it was,
+    and a process that runs several commands, as the tests do, would build it each time)."""
     from ptxconf import __version__
 
     p = _Parser(prog="ptxconf", description=DESCRIPTION)

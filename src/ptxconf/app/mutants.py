@@ -115,6 +115,11 @@ def all_mutants(root: Path) -> Iterator[Mutant]:
     yield from deletions(root, files)
 
 
+#: libyaml's safe loader where PyYAML has it (as ptxconf.oracle.lint.base reads the spec): its
+#: marks count characters as the pure-Python one's do, so each mutant's span is the same.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 @dataclass(frozen=True)
 class SpecText:
     """One spec file as text and as a YAML node tree: its rows, its pin, its exempt keys."""
@@ -129,7 +134,7 @@ class SpecText:
     def read(cls, root: Path, path: Path) -> SpecText:
         """Parse a file of a spec tree (one that does not parse has no rows and no pin)."""
         text = path.read_text(encoding="utf-8")
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
         top = {str(k.value): v for k, v in node.value} if isinstance(node, yaml.MappingNode) else {}
         rows, source, kind = top.get("rows"), top.get("source"), top.get("kind")
         pin = ({str(k.value): v for k, v in source.value}.get(PIN)

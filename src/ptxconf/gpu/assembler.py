@@ -212,6 +212,11 @@ class WitnessSweep:
     nvrtc: tuple[int, int]
 
 
+#: How many N values one block of the valid-N sweep asks (witness_valid_n): every N wgmma has
+#: (8..256) lies in the first block.
+N_BLOCK = 256
+
+
 def witness_valid_n(families: Sequence[WgmmaVariant],
                     n_values: Iterable[int] = range(1, 257), *, batch: int = 1024,
                     threads: int = 1, folder: Path | None = None,
@@ -220,9 +225,15 @@ def witness_valid_n(families: Sequence[WgmmaVariant],
     RS, with and without .satfinite: `variants.wgmma_families(spec, all_trans=False)`)."""
     fams = list(families)
     ns = list(n_values)
-    cands = [f.with_n(n) for f in fams for n in ns]
+    # Asked in blocks of N_BLOCK N values, each block's witness kernels of their own: a range
+    # that grows past a block (an edited row listing N = 272) adds kernels and leaves those of
+    # the blocks before it, and their kept verdicts, as they were.
+    blocks = [[f.with_n(n) for f in fams for n in ns[lo:lo + N_BLOCK]]
+              for lo in range(0, len(ns), N_BLOCK)]
+    cands = [v for block in blocks for v in block]
     start = time.perf_counter()
-    results = compile_check_many(cands, batch=batch, threads=threads, folder=folder, asked=asked)
+    results = [r for block in blocks for r in compile_check_many(
+        block, batch=batch, threads=threads, folder=folder, asked=asked)]
     seconds = time.perf_counter() - start
     accepted: dict[Any, list[int]] = {f.family: [] for f in fams}
     rejected: dict[Any, dict[int, str]] = {f.family: {} for f in fams}

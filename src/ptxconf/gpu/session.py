@@ -190,7 +190,8 @@ class Session:
 
     def proof_probes(self) -> tuple[list[Any], str | None]:
         """The proofs' distinguishing inputs (ptxconf.oracle.proofs.distinguish), computed once
-        per session; with why they are missing, if they are."""
+        per spec (`Spec.memo`: the sessions a process opens on one spec, as the tests' do, share
+        them); with why they are missing, if they are."""
         if self._proof_probes is None:
             try:
                 from ptxconf.oracle.proofs.distinguish import distinguishing_probes
@@ -201,8 +202,9 @@ class Session:
 
                 cache = ProofCache(self.spec) if self.proof_cache else None
                 try:
-                    self._proof_probes = (list(distinguishing_probes(self.spec, cache=cache)),
-                                          None)
+                    probes = self.spec.memo(("distinguishing_probes", self.proof_cache),
+                                            lambda: tuple(distinguishing_probes(self.spec, cache=cache)))
+                    self._proof_probes = (list(probes), None)
                 except Exception as exc:  # noqa: BLE001 - recorded; the built-in probes still run
                     self._proof_probes = ([], f"distinguishing_probes raised "
                                               f"{type(exc).__name__}: {exc}")

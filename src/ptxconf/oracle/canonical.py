@@ -196,6 +196,13 @@ def crd2idx_array(crd: Any, shape: Any, stride: Any) -> Any:
     return crd * stride
 
 
+def layout_values(layout: Layout, count: int) -> np.ndarray:
+    """`layout(i)` for every index i in 0..count-1, as an int64 array (crd2idx_array: the
+    same colexicographic split, the last mode taking what is left)."""
+    return np.asarray(crd2idx_array(np.arange(count, dtype=np.int64), layout.shape, layout.stride),
+                      dtype=np.int64)
+
+
 def smem_offsets_array(spec: Spec, q: SmemQuery) -> np.ndarray:
     """`smem_offsets` as an int64 [mn, k] array, every element at once (NumPy): the same
     layout, swizzle and phase, evaluated elementwise. The scalar `smem_offsets` is the

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -211,10 +212,9 @@ def _load_spec(root: Path | str | None) -> Spec:
     errors: list[SpecError] = []
     rows: list[records.Row] = []
     for path in files:
-        doc, errs = lint_file(path, root)
+        built, errs = _file_rows(path, root)
         errors.extend(errs)
-        if doc is not None and not errs:
-            rows.extend(_records(doc))
+        rows.extend(built)
     if not errors:
         errors = cross_file_errors(str(root), rows) + _missing_kinds(root, rows)
     if not errors:
@@ -222,6 +222,43 @@ def _load_spec(root: Path | str | None) -> Spec:
     if errors:
         raise SpecErrors(errors)
     return Spec(root, tuple(rows))
+
+
+#: The records of files that passed every rule, by (path relative to the spec root, sha256 of
+#: the bytes): a process that loads many trees sharing files (the mutants tool and the test
+#: suite's edited copies change one file of the tree; in-process commands reload the same
+#: tree) parses and lints each distinct file once. A file's rules read only its text and its
+#: relative path; the cross-file and derived rules still run on every load. At most
+#: PARSED_FILES entries, least recently used dropped first.
+_PARSED: OrderedDict[tuple[str, bytes], tuple[records.Row, ...]] = OrderedDict()
+PARSED_FILES = 512
+
+
+def forget_parsed_files() -> None:
+    """Empty the parsed-file memory (`ptxconf bench` times a cold parse so)."""
+    _PARSED.clear()
+
+
+def _file_rows(path: Path, root: Path) -> tuple[tuple[records.Row, ...], list[SpecError]]:
+    """One file's records, or its errors (none then): from memory where this very text at this
+    relative path was loaded before, else parsed and linted (lint_file)."""
+    rel = path.relative_to(root).as_posix()
+    try:
+        key: tuple[str, bytes] | None = (rel, hashlib.sha256(path.read_bytes()).digest())
+    except OSError:  # lint_file says why it cannot be read
+        key = None
+    if key is not None and key in _PARSED:
+        _PARSED.move_to_end(key)
+        return _PARSED[key], []
+    doc, errs = lint_file(path, root)
+    if doc is None or errs:
+        return (), errs
+    built = tuple(_records(doc))
+    if key is not None:
+        _PARSED[key] = built
+        while len(_PARSED) > PARSED_FILES:
+            _PARSED.popitem(last=False)
+    return built, []
 
 
 def _missing_kinds(root: Path, rows: list[records.Row]) -> list[SpecError]:

@@ -21,11 +21,13 @@ import re
 from collections.abc import Iterator
 from functools import partial
 
+import numpy as np
+
 from ptxconf.core.results import Status
 from ptxconf.oracle import facts
 from ptxconf.oracle import ldmatrix as lm
 from ptxconf.oracle.algebra.layout import Layout
-from ptxconf.oracle.canonical import BITS_PER_BYTE
+from ptxconf.oracle.canonical import BITS_PER_BYTE, crd2idx_array
 from ptxconf.oracle.checks.base import Case, discrepancy, expect_equal, fail, make_case
 from ptxconf.oracle.checks.cute_names import cpp_layout
 from ptxconf.oracle.records import CuteCopyOp, CuteCopyTraits
@@ -170,8 +172,10 @@ def _compare(tr: CuteCopyTraits, which: str, layout: Layout, want: dict[tuple[in
         sizes = (layout[0].size(), layout[1].size()) if layout.rank() == 2 else layout.rank()
         raise discrepancy(f"{tr.key}: {which} {layout} has (threads, values) {sizes}; the PTX "
                           f"form has {domain}", layout=str(layout), derived=list(domain))
-    wrong = [(t, v, _layout_at(layout, t, v), bit) for (t, v), bit in sorted(want.items())
-             if _layout_at(layout, t, v) != bit]
+    # every (thread, value) of the domain at once (crd2idx_array: what layout(t, v) gives)
+    t_idx, v_idx = np.meshgrid(np.arange(domain[0]), np.arange(domain[1]), indexing="ij")
+    grid = crd2idx_array((t_idx, v_idx), layout.shape, layout.stride).tolist()
+    wrong = [(t, v, grid[t][v], bit) for (t, v), bit in sorted(want.items()) if grid[t][v] != bit]
     if wrong:
         shown = "; ".join(f"(T{t}, V{v}) -> bit {got}, PTX {bit}" for t, v, got, bit in wrong[:3])
         raise discrepancy(f"{tr.key}: {which} {layout} differs from the PTX ISA's map at "

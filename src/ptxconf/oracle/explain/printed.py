@@ -65,9 +65,10 @@ class UserLayout:
 
     def unswizzled(self) -> np.ndarray:
         """offset + outer(i, j) in bytes, [mn, k]."""
-        rows = np.asarray([self.outer[0](i) for i in range(self.mn)], dtype=np.int64)
-        cols = np.asarray([self.outer[1](j) for j in range(self.k)], dtype=np.int64)
-        return self.offset + rows[:, None] + cols[None, :]
+        rows = canonical.layout_values(self.outer[0], self.mn)
+        cols = canonical.layout_values(self.outer[1], self.k)
+        grid: np.ndarray = self.offset + rows[:, None] + cols[None, :]
+        return grid
 
     def addresses(self, start: int) -> np.ndarray:
         """start + swizzle(offset + outer(i, j)): each element's byte address [mn, k]."""

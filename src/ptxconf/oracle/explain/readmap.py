@@ -167,7 +167,7 @@ def read_map(spec: Spec, op: Operand, desc: Descriptor) -> ReadMap:
     """The oracle's answer for a descriptor: absolute byte addresses of every element."""
     q = query(spec, op, desc)
     layout, swz, _ = canonical.element_layout(spec, q)
-    offs = np.asarray(canonical.smem_offsets(spec, q), dtype=np.int64)
+    offs = canonical.smem_offsets_array(spec, q)
     return ReadMap(op, desc, desc.start_address + offs, f"{swz} o {layout}")
 
 
