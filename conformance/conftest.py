@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from loadgroup import group_for_xdist
 
 from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import Case
@@ -132,7 +133,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """GPU cases grouped for `--dist loadgroup`: a compiled module's variants (and the device
     checks) stay on one worker, so each module is loaded once per worker; the other families
-    go by family. Then every `xdist_group` takes effect (`_group_for_xdist`)."""
+    go by family. Then every `xdist_group` takes effect (loadgroup.py's `group_for_xdist`)."""
     from ptxconf.gpu.families.sweep import module_of
 
     spec_ = default_spec()
@@ -142,28 +143,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             continue
         group = module_of(spec_, case_id) or case_id.split("[", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
-    _group_for_xdist(config, items)
-
-
-def _group_for_xdist(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """On an xdist worker under `--dist loadgroup`, the `@group` suffix the scheduler reads off
-    each node id. pytest-xdist 3.8 writes it to `item._nodeid`, which pytest 9.2 no longer reads
-    (its node ids are structured: pytest-dev/pytest-xdist#1386), so groups were silently
-    ignored; this writes the same suffix where pytest 9.2 keeps the id, and does nothing where
-    xdist's own suffix took effect or pytest is older."""
-    if not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
-        return
-    try:
-        from _pytest.nodeid import NodeId
-    except ImportError:  # pytest before 9.2: xdist's suffix works
-        return
-    for item in items:
-        names = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
-                        for m in item.iter_markers("xdist_group")})
-        nodeid = item.nodeid
-        if not names or nodeid.rfind("@") > nodeid.rfind("]") or not hasattr(item, "_id"):
-            continue
-        item._id = NodeId.parse(f"{nodeid}@{'_'.join(names)}")
+    group_for_xdist(config, items)
 
 
 @pytest.fixture(autouse=True)

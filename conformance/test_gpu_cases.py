@@ -91,12 +91,23 @@ def test_wgmma_case_kernels_compile(key: str) -> None:
 
 
 @needs_nvrtc
+@pytest.mark.slow(reason="the wmma module compiles by default in test_gpu_compile.py "
+                  "(test_wmma_probe_compiles: the same kernels, "
+                  "test_the_wmma_plan_is_the_compiled_probe_module)")
 def test_wmma_case_kernels_compile() -> None:
     problem = build.include_problem()
     if problem:
         pytest.skip(problem)
     r = build.compile_wmma_cubin(PLAN.wmma)
     assert r.ok, r.log[:4000]
+
+
+def test_the_wmma_plan_is_the_compiled_probe_module() -> None:
+    """The wmma kernels `check --gpu on` runs are the module test_gpu_compile.py compiles."""
+    from ptxconf.gpu.variants import wmma_probe_variants
+
+    assert PLAN.wmma
+    assert build.wmma_source(PLAN.wmma) == build.wmma_source(wmma_probe_variants(SPEC))
 
 
 def test_the_space_is_every_valid_variant() -> None:

@@ -93,8 +93,9 @@ def _interrupt(tmp_path: Path, signum: int, proved: int = PROVED_BEFORE_SIGNAL,
 
 
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
-def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum: int,
-                                                         status: int) -> None:
+def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum: int, status: int,
+                                                         monkeypatch: pytest.MonkeyPatch,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
     code, err, out = _interrupt(tmp_path, signum, only=ONLY)
     if code == 0:
         pytest.skip(f"the run finished before {PROVED_BEFORE_SIGNAL} proofs were cached")
@@ -106,11 +107,11 @@ def test_a_signal_stops_the_run_and_keeps_what_completed(tmp_path: Path, signum:
     data = json.loads((out / "results.json").read_text())
     assert data["meta"]["incomplete"]["completed"] == len(data["results"]) > 0
     assert "INCOMPLETE" in (out / "summary.md").read_text()
-    # the rest is run by --resume, keeping what completed
-    done = subprocess.run([sys.executable, "-m", "ptxconf.app.cli", "check", "--gpu", "off",
-                           "--only", ONLY, "--resume", str(out)], capture_output=True, text=True, timeout=600,
-                          env=_cold_env(tmp_path))
-    assert done.returncode == 0, done.stdout + done.stderr
+    # the rest is run by --resume (here: no signal is sent to it), keeping what completed
+    for name in ("PTXCONF_CACHE_DIR", "PTXCONF_KERNEL_CACHE"):
+        monkeypatch.setenv(name, _cold_env(tmp_path)[name])
+    resumed = main(["check", "--gpu", "off", "--only", ONLY, "--resume", str(out)])
+    assert resumed == 0, capsys.readouterr()
     final = json.loads((out / "results.json").read_text())
     assert "incomplete" not in final["meta"]
     assert final["meta"]["resumed"]["kept"] == len(data["results"])

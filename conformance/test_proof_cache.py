@@ -101,13 +101,21 @@ def test_a_real_claim_round_trips(tmp_path: Path, monkeypatch) -> None:
 def test_the_gpu_lanes_take_distinguishing_probes_from_the_proofs_cache(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What the proofs provider cached, distinguishing_probes reads back instead of asking Z3
-    again (a GPU lane in a warm run); the probes are the same as proved afresh."""
+    again (a GPU lane in a warm run); the probes are the same as proved afresh (the provider's
+    own proofs, which distinguishing_probes turns into probes as it turns its own)."""
+    from ptxconf.oracle.proofs import cases as proof_cases_module
     from ptxconf.oracle.proofs import distinguish
 
-    fresh = distinguish.distinguishing_probes(SPEC)
+    proved: dict[str, object] = {}
+    solve = proof_cases_module.prove
+    monkeypatch.setattr(proof_cases_module, "prove",
+                        lambda claim, **kw: proved.setdefault(claim.id, solve(claim, **kw)))
     cache = ProofCache(SPEC, tmp_path)
     stored = [execute(claim_case(c, 20.0, cache)) for c in distinguish.claims(SPEC)]
     assert all(r.status.value == "pass" for r in stored)
+    assert len(proved) == len(stored)
+    monkeypatch.setattr(distinguish, "prove", lambda claim, **kw: proved[claim.id])
+    fresh = distinguish.distinguishing_probes(SPEC)
 
     def no_solver(*_: object, **__: object) -> None:
         raise AssertionError("asked Z3 although the outcome was cached")

@@ -1,6 +1,7 @@
-"""`--dist loadgroup` keeps an `xdist_group` on one worker (conftest.py's `_group_for_xdist`):
-the compiled modules of test_gpu_compile.py and a GPU module's variants are then made once,
-whichever pytest the machine has (pytest 9.2 dropped the node id xdist 3.8 writes the group to)."""
+"""`--dist loadgroup` keeps an `xdist_group` on one worker (loadgroup.py's `group_for_xdist`,
+which conftest.py calls): the compiled modules of test_gpu_compile.py and a GPU module's variants
+are then made once, whichever pytest the machine has (pytest 9.2 dropped the node id xdist 3.8
+writes the group to)."""
 
 from __future__ import annotations
 
@@ -14,18 +15,14 @@ import pytest
 HERE = Path(__file__).resolve().parent
 
 CONFTEST = f"""
-import importlib.util
 import sys
 import pytest
 sys.path.insert(0, {str(HERE)!r})
-_spec = importlib.util.spec_from_file_location("ptxconf_conftest", {str(HERE / "conftest.py")!r})
-_ours = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_ours)
-_group_for_xdist = _ours._group_for_xdist
+from loadgroup import group_for_xdist
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
-    _group_for_xdist(config, items)
+    group_for_xdist(config, items)
 """
 
 GROUPED = """
