@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ptxconf.core.atomic import write_atomic
-from ptxconf.core.trust import KEY_ENV, cache_root, read_regular, sign, tree_sha256
+from ptxconf.core.trust import KEY_ENV, cache_root, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
 
 CACHE_VERSION = 2
@@ -47,10 +47,12 @@ def cache_dir() -> Path:
     return cache_root() / "proofs"
 
 
-@functools.cache
 def _code_hash() -> str:
-    """sha256 of the oracle package's Python source (any change to it invalidates the cache)."""
-    return tree_sha256(Path(__file__).resolve().parent.parent, lambda rel: rel.suffix == ".py")
+    """sha256 of ptxconf's source (ptxconf.core.outcome_cache.code_sha256, hashed once a process
+    for both caches): any change to it invalidates the cache."""
+    from ptxconf.core.outcome_cache import code_sha256
+
+    return code_sha256()
 
 
 @functools.cache
