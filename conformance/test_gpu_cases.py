@@ -439,12 +439,30 @@ def test_every_emulated_family_has_a_wrong_model() -> None:
     assert used == set(WRONG), f"wrong models no case is run against: {set(WRONG) - used}"
 
 
+#: Cases run against the model that swizzles element offsets (`Emulator(swizzle_unit=
+#: "elements")`), shared by test_a_model_that_swizzles_elements_is_caught and the wrong-model
+#: test of the swizzle-unit hypothesis (the same run: seconds).
+ELEMENTS_IDS = ("gpu.variant[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:t00]",
+                "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]",
+                "gpu.hypothesis[swizzle_unit]")
+
+
+@pytest.fixture(scope="module")
+def swizzles_elements() -> dict[str, Any]:
+    """ELEMENTS_IDS run in one session against the model that swizzles element offsets."""
+    return {r.id: r for r in run_emulated(Emulator(SPEC, swizzle_unit="elements"),
+                                          only=ELEMENTS_IDS)}
+
+
 @pytest.mark.parametrize("family", list(WRONG_MODELS))
-def test_a_wrong_model_fails_the_family(family: str) -> None:
+def test_a_wrong_model_fails_the_family(family: str, request: pytest.FixtureRequest) -> None:
     """The case passes against the documented model (above) and fails against this one: the
     judgement reads the device's answer, it does not only restate the oracle."""
     case_id, model, code = WRONG_MODELS[family]
-    r = judge(run_case(Emulator(SPEC, **model), case_id))
+    if model == {"swizzle_unit": "elements"} and case_id in ELEMENTS_IDS:
+        r = judge(request.getfixturevalue("swizzles_elements")[case_id])
+    else:
+        r = judge(run_case(Emulator(SPEC, **model), case_id))
     said = f"{model}: {r.status.value} [{r.code}]: {r.message}"
     assert r.status in (Status.FAIL, Status.DISCREPANCY), said
     assert r.code == code, said
@@ -568,13 +586,11 @@ def test_every_ldmatrix_and_stmatrix_case_fails_against_a_lane_off_by_one_model(
     assert failed == {i for i in WARP_MATRIX_IDS if ".trans." in i}
 
 
-def test_a_model_that_swizzles_elements_is_caught() -> None:
+def test_a_model_that_swizzles_elements_is_caught(swizzles_elements: dict[str, Any]) -> None:
     """A device that XORs element offsets: e2e and smem maps fail with diff tables, and the
     hypothesis case says which reading it followed (a discrepancy: not the documented one)."""
-    e2e_id = "gpu.variant[wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16:SS:t00]"
-    smem_id = "gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]"
-    results = {r.id: r for r in run_emulated(Emulator(SPEC, swizzle_unit="elements"),
-                                             only=(e2e_id, smem_id))}
+    e2e_id, smem_id, hyp_id = ELEMENTS_IDS
+    results = swizzles_elements
     e2e = results[e2e_id]
     assert e2e.status is Status.FAIL
     assert e2e.code == "silicon_disagrees"
@@ -585,11 +601,11 @@ def test_a_model_that_swizzles_elements_is_caught() -> None:
     assert smem.status is Status.FAIL
     assert "(m " in smem.message
     assert "ptxconf oracle smem-offsets" in smem.fields["diff"]["oracle"]
-    hyp = run_emulated(Emulator(SPEC, swizzle_unit="elements"), only="hypothesis[swizzle_unit]")
-    assert hyp[0].status is Status.DISCREPANCY
-    assert hyp[0].code == "silicon_disagrees"
-    assert hyp[0].fields["silicon_followed"] == ["elements"]
-    assert judge(hyp[0]).code == "finding_new"
+    hyp = results[hyp_id]
+    assert hyp.status is Status.DISCREPANCY
+    assert hyp.code == "silicon_disagrees"
+    assert hyp.fields["silicon_followed"] == ["elements"]
+    assert judge(hyp).code == "finding_new"
 
 
 def test_a_fault_is_that_cases_failure_and_the_run_goes_on() -> None:

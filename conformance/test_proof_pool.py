@@ -14,17 +14,24 @@ from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import pool as P
 from ptxconf.oracle.proofs.cases import proof_cases
+from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.spec import default_spec
 
 pytest.importorskip("z3")
 
 SPEC = default_spec()
-#: A few claims of several kinds, among them refuted ones (documented discrepancies).
+#: A few claims of several kinds, among them refuted ones (documented discrepancies): every
+#: claim of each kind but the 42 wmma default strides, of which the first few (one shape's).
 SAMPLE = ("swizzle_bijective", "descriptor_roundtrip", "wmma_default_stride", "base_alignment")
+FEW_OF = {"wmma_default_stride": 6}
+_IDS = [c.id for c in all_claims(SPEC)]
+_FIRST = {name: set([i for i in _IDS if i.startswith(f"proof.{name}[")][:n])
+          for name, n in FEW_OF.items()}
 
 
 def _wanted(case_id: str) -> bool:
-    return any(f"proof.{name}[" in case_id for name in SAMPLE)
+    return any(f"proof.{name}[" in case_id and (name not in _FIRST or case_id in _FIRST[name])
+               for name in SAMPLE)
 
 
 def _outcomes(workers: int) -> dict[str, tuple[str, str, str]]:
