@@ -45,8 +45,10 @@ def test_bindings_bind_ints_to_names_other_than_o(bindings: dict[str, object], n
 
 
 def test_an_uppercase_o_is_an_ordinary_name() -> None:
-    # Only the lowercase 'o' is the operator: 'O' is an ordinary name.
+    # Only the lowercase 'o' is the operator: 'O' is an ordinary name, alone or as the name
+    # of "2O" (2 times O, as "2k" is 2 times k).
     assert parse("(O,2):(1,O)", {"O": 4}) == Layout((4, 2), (1, 4))
+    assert parse("(8,2O):(1,8)", {"O": 2}) == Layout((8, 4), (1, 8))
 
 
 # ------------------------------------------------------------------ messages and 1-based columns
