@@ -87,12 +87,18 @@ def _serve(conn: Connection, spec_root: str, timeout_s: float) -> None:
         return
 
 
+#: What the fork server imports before it forks a worker (`context`): the claims, the prover
+#: and Z3 (about 0.6 s a worker otherwise, paid again by each worker of each pool).
+PROOF_PRELOAD = ["ptxconf.oracle.proofs.claims", "ptxconf.oracle.proofs.runner"]
+
+
 def context() -> Any:
     """How workers start: from the fork server where there is one (a run's GPU lanes may have
     started it already), else a spawned interpreter; never a fork of this threaded process.
-    The fork server's children ignore SIGINT from their first instruction and end quietly
-    where this process hangs up while starting one (`interrupts.fork_context`)."""
-    return interrupts.fork_context()
+    The fork server imports PROOF_PRELOAD once where it is started here. Its children ignore
+    SIGINT from their first instruction and end quietly where this process hangs up while
+    starting one (`interrupts.fork_context`)."""
+    return interrupts.fork_context(PROOF_PRELOAD)
 
 
 class _Worker:
