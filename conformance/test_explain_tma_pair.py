@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from case_outcomes import raises_naming
 
+from ptxconf.app.providers import gpu_case_ids
 from ptxconf.oracle import tma
 from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.explain.operand import ExplainError
@@ -116,13 +117,14 @@ def test_bad_input_is_refused_with_a_code() -> None:
                     **{**BOX, "rows": 60})
 
 
-def test_the_evidence_is_the_box_s_proof_and_its_cell() -> None:
+def test_the_evidence_is_the_box_s_proof_and_its_cell_proved_and_on_silicon() -> None:
     lbo, sbo = packed("64B", 32, 0x800)
     e = explain_tma(SPEC, swizzle="64B", cols=32, base=0x800, value=encode(0x800, lbo, sbo, "64B"),
                     **BOX)
-    assert e.evidence == (
-        "proof.tma_box_bijective[tma/swizzling_modes:64B.2B]",
-        "proof.tma_pairing[tma/swizzling_modes:64B~wgmma/canonical_layouts:K_SW64.aligned]")
+    cell = "tma/swizzling_modes:64B~wgmma/canonical_layouts:K_SW64.aligned"
+    assert e.evidence == ("proof.tma_box_bijective[tma/swizzling_modes:64B.2B]",
+                          f"proof.tma_pairing[{cell}]", f"gpu.tma_pairing[{cell}]")
+    assert f"gpu.tma_pairing[{cell}]" in gpu_case_ids(SPEC)
     d = e.as_dict()
     assert set(d) == {"verdict", "box", "operand", "descriptor", "pairing", "code", "message",
                       "corrected", "tensor_map_swizzle", "evidence"}

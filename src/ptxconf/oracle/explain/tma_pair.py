@@ -166,14 +166,16 @@ def _tensor_maps(spec: Spec, b: tma.Box, op: Operand, d: Descriptor) -> Iterator
 
 def _evidence(spec: Spec, b: tma.Box, major: str, d: Descriptor) -> tuple[str, ...]:
     """The proof cases of the box's bijection and, where one covers it, this pairing's cell
-    (a K-major reader, a box one cell's tile is: the rule's field or 0)."""
+    (a K-major reader, a box one cell's tile is: the rule's field or 0), its proof and its
+    silicon case (gpu.tma_pairing: a real TMA copy read by wgmma)."""
     out = [f"proof.tma_box_bijective[{tma.mode_row(spec, b.swizzle).key}.{b.elem_bytes}B]"]
     field_rule = 0 if base_rule(spec, d.swizzle) is None else rule_field(spec, d.swizzle, b.base)
     cls = tma.base_class(spec, b.base, d.swizzle, d.base_offset)
     if (major == "K" and cls is not None and tma.writable(spec, b.swizzle, d.swizzle)
             and (cls != tma.OFF_RULE or d.base_offset == field_rule)):
         reader = spec.get(CanonicalLayout, atom_name("K", d.swizzle))
-        out.append(f"proof.tma_pairing[{tma.mode_row(spec, b.swizzle).key}~{reader.key}.{cls}]")
+        cell = f"{tma.mode_row(spec, b.swizzle).key}~{reader.key}.{cls}"
+        out += [f"proof.tma_pairing[{cell}]", f"gpu.tma_pairing[{cell}]"]
     return tuple(out)
 
 
