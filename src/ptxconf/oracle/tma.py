@@ -18,6 +18,7 @@ the write's inverse, is a permutation of the tile, the identity exactly where th
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +29,7 @@ from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.banks import CORE_ROWS
 from ptxconf.oracle.canonical import BITS_PER_BYTE, NORMALIZED_BITS
 from ptxconf.oracle.records import (
+    CanonicalLayout,
     SwizzleAtom,
     TensorMapSwizzle,
     TmaRequirement,
@@ -350,6 +352,31 @@ class Pairing:
                           for p, f, a in moved[:limit]]}
 
 
+@dataclass(frozen=True)
+class Cell:
+    """One cell of the pairing table: the write mode, the reader, the class of destination."""
+
+    write: TmaSwizzleMode
+    read: CanonicalLayout
+    base_class: str
+
+    @property
+    def key(self) -> str:
+        """`<write row>~<reader row>.<class>` (proof.tma_pairing's and gpu.tma_pairing's key)."""
+        return f"{self.write.key}~{self.read.key}.{self.base_class}"
+
+
+def cells(spec: Spec) -> Iterator[Cell]:
+    """Every writable (W, R) pair, K-major readers, with its classes of destination."""
+    for r in spec.of(CanonicalLayout):
+        if r.major != "K":
+            continue
+        for w in spec.of(TmaSwizzleMode):
+            if writable(spec, w.swizzle, r.swizzle):
+                for c in pairing_classes(r.swizzle):
+                    yield Cell(w, r, c)
+
+
 def operand_coords(b: Box, major: str) -> tuple[int, int]:
     """The operand extents (mn, k) a box holds: K-major, K is the inner dimension."""
     return (b.rows, b.cols) if major == "K" else (b.cols, b.rows)
@@ -391,7 +418,7 @@ def packed_offsets(spec: Spec, b: Box, major: str, swizzle: str) -> tuple[int, i
     return (U128_BYTES, group) if major == "K" else (next_box, group)
 
 
-__all__ = ["ALIGNED", "OFF_RULE", "OFF_ZERO", "base_class", "pairing_classes", "writable",
+__all__ = ["Cell", "cells", "ALIGNED", "OFF_RULE", "OFF_ZERO", "base_class", "pairing_classes", "writable",
            "BOX_ADDRESS", "BOX_DIM", "BOX_INNER", "BOX_SIZE", "GLOBAL_ADDRESS", "GLOBAL_STRIDES",
            "MODES_FILE", "U128_BYTES", "Box", "Pairing", "TmaError", "atom_row", "base_offset",
            "box", "compose", "derived_swizzle", "element_bytes", "enum_row", "mode_row",

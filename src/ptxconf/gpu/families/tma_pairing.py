@@ -26,8 +26,6 @@ agreement with the oracle, and on a mismatch the first differing D entries.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -38,8 +36,10 @@ from ptxconf.oracle import tma
 from ptxconf.oracle.explain.operand import Operand
 from ptxconf.oracle.explain.readmap import Descriptor, read_map, rule_field
 from ptxconf.oracle.facts import wgmma_m
-from ptxconf.oracle.records import CanonicalLayout, InstructionType, TmaSwizzleMode
+from ptxconf.oracle.records import InstructionType, TmaSwizzleMode
 from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.tma import Cell as PairCell
+from ptxconf.oracle.tma import cells
 
 from .. import plan as P
 from ..operands import acc_values, d_matrix, desc, desc_args, image, layout
@@ -59,29 +59,6 @@ GUARD_BYTES = 1024
 SHOWN = 8
 
 
-@dataclass(frozen=True)
-class PairCell:
-    """One pairing cell: write mode row, reader row, destination class (the proofs' Cell)."""
-
-    write: TmaSwizzleMode
-    read: CanonicalLayout
-    base_class: str
-
-    @property
-    def key(self) -> str:
-        """`<write row>~<reader row>.<class>`, as proof.tma_pairing's."""
-        return f"{self.write.key}~{self.read.key}.{self.base_class}"
-
-
-def cells(spec: Spec) -> Iterator[PairCell]:
-    """Every writable (W, R) pair, K-major readers, with its classes (the proofs' order)."""
-    for r in spec.of(CanonicalLayout):
-        if r.major != "K":
-            continue
-        for w in spec.of(TmaSwizzleMode):
-            if tma.writable(spec, w.swizzle, r.swizzle):
-                for c in tma.pairing_classes(r.swizzle):
-                    yield PairCell(w, r, c)
 
 
 def _line(spec: Spec) -> int:

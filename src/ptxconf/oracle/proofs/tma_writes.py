@@ -35,8 +35,9 @@ from ptxconf.oracle.explain.readmap import Descriptor, base_rule, read_map
 from ptxconf.oracle.facts import element_types, wgmma_m
 from ptxconf.oracle.proofs.encode import Encoder
 from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Refuted, value
-from ptxconf.oracle.records import CanonicalLayout, DescriptorField, TmaSwizzleMode
+from ptxconf.oracle.records import DescriptorField, TmaSwizzleMode
 from ptxconf.oracle.spec import Spec
+from ptxconf.oracle.tma import Cell, cells
 
 ALIGNED, OFF_RULE, OFF_ZERO = tma.ALIGNED, tma.OFF_RULE, tma.OFF_ZERO
 
@@ -124,29 +125,6 @@ def _oracle_agrees(spec: Spec, swizzle: str, elem_bytes: int) -> None:
 # --- which reads pair with which writes ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Cell:
-    """One cell of the pairing table: the write mode, the reader, the class of destination."""
-
-    write: TmaSwizzleMode
-    read: CanonicalLayout
-    base_class: str
-
-    @property
-    def key(self) -> str:
-        """`<write row>~<reader row>.<class>`."""
-        return f"{self.write.key}~{self.read.key}.{self.base_class}"
-
-
-def cells(spec: Spec) -> Iterator[Cell]:
-    """Every writable (W, R) pair, K-major readers, with its classes of destination."""
-    for r in spec.of(CanonicalLayout):
-        if r.major != "K":
-            continue
-        for w in spec.of(TmaSwizzleMode):
-            if tma.writable(spec, w.swizzle, r.swizzle):
-                for c in tma.pairing_classes(r.swizzle):
-                    yield Cell(w, r, c)
 
 
 @dataclass(frozen=True)
