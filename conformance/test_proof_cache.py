@@ -127,6 +127,24 @@ def test_the_gpu_lanes_take_distinguishing_probes_from_the_proofs_cache(
         distinguish.distinguishing_probes(SPEC, cache=other)
 
 
+def test_a_search_a_gpu_lane_proves_is_kept_as_the_provider_keeps_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """distinguishing_probes keeps what it proves: the proofs provider's cases then take those
+    searches from the cache, with the verdicts a run without cache gives (two searches)."""
+    import itertools
+
+    from ptxconf.oracle.proofs import distinguish
+
+    first = list(itertools.islice(distinguish.claims(SPEC), 2))
+    monkeypatch.setattr(distinguish, "claims", lambda spec: iter(first))
+    cache = ProofCache(SPEC, tmp_path)
+    assert len(distinguish.distinguishing_probes(SPEC, cache=cache)) == 2
+    kept = [execute(claim_case(c, 20.0, cache)) for c in first]
+    assert [r.fields.get("cached") for r in kept] == [True, True]
+    fresh = [execute(claim_case(c, 20.0)) for c in first]
+    assert [(r.status, r.code, r.message) for r in kept] == [(r.status, r.code, r.message) for r in fresh]
+
+
 # --- a cache is input from outside: every entry is checked before it is used ----------------
 
 

@@ -21,6 +21,7 @@ import pytest
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.canonical import SmemQuery, smem_offsets
 from ptxconf.oracle.findings import explain, judge, known_findings
+from ptxconf.oracle.proofs.cache import ProofCache
 from ptxconf.oracle.proofs.cases import proof_cases, run_claim
 from ptxconf.oracle.proofs.claims import all_claims
 from ptxconf.oracle.proofs.distinguish import DistinguishingProbe, distinguishing_probes
@@ -204,7 +205,9 @@ def test_wrong_repeat_bytes_is_a_discrepancy(tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def probes() -> list[DistinguishingProbe]:
-    return distinguishing_probes(default_spec(), timeout_s=TIMEOUT_S)
+    """The searches as the GPU lanes make them: through the run's proof cache (conftest.py),
+    where the first of the run's sessions or this fixture keeps them."""
+    return distinguishing_probes(default_spec(), cache=ProofCache(default_spec()))
 
 
 def _probe(probes, hypothesis: str, row: str, dtype: str) -> DistinguishingProbe:

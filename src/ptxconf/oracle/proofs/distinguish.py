@@ -33,7 +33,7 @@ from ptxconf.oracle.proofs.cache import ProofCache
 from ptxconf.oracle.proofs.encode import BitForm, Encoder, IntEncoder, bit_form
 from ptxconf.oracle.proofs.layouts import Operand, condition
 from ptxconf.oracle.proofs.params import int_offsets, offset_domain, symbolic_offsets, wgmma_dtypes
-from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, prove, value
+from ptxconf.oracle.proofs.runner import Claim, ProofResult, Proved, Prover, prove, value
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec
 
@@ -303,7 +303,8 @@ def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0,
     """Every probe (or proof of indistinguishability); RuntimeError if a search ends unknown.
     With a proof cache, a search the proofs provider proved before under the same key (the
     claim's text, the time limit, the solver, the oracle's code and the spec) is not run
-    again: its probe is in the cached outcome's facts."""
+    again: its probe is in the cached outcome's facts; a search proved here is kept there as
+    the provider keeps it (the next run, another lane and the provider's own case read it)."""
     out = []
     for claim in claims(spec):
         hit = cache.get(claim.id, claim.statement, timeout_s) if cache is not None else None
@@ -314,11 +315,21 @@ def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0,
             result = prove(claim, timeout_s=timeout_s)
             if result.status != "proved":
                 raise RuntimeError(f"{result.id}: {result.status}: {result.reason}")
+            if cache is not None:
+                _keep(cache, claim, result, timeout_s)
             d = result.details["probe"]
         out.append(DistinguishingProbe(**{**d, "readings": tuple(d["readings"]),
                                           "coord": _tuple(d["coord"]),
                                           "addresses": _tuple(d["addresses"])}))
     return out
+
+
+def _keep(cache: ProofCache, claim: Claim, result: ProofResult, timeout_s: float) -> None:
+    """Keep a proved search in the proof cache, the entry the proofs provider's case writes."""
+    from ptxconf.oracle.proofs.cases import outcome_of  # cases imports this module's claims
+
+    out = outcome_of(claim, result)
+    cache.put(claim.id, claim.statement, timeout_s, result.status, out.message, dict(out.fields))
 
 
 def _tuple(x: Any) -> Any:
