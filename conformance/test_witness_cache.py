@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ptxconf.gpu import assembler, build
-from ptxconf.gpu.variants import parse_wgmma
+from ptxconf.gpu.variants import WgmmaVariant, parse_wgmma
 from ptxconf.oracle.spec import default_spec
 
 NVRTC_PROBLEM = build.nvrtc_problem()
@@ -196,3 +196,36 @@ def test_a_sweep_past_256_keeps_the_kernels_of_the_first_256_n(monkeypatch: pyte
     sweep = assembler.witness_valid_n(families, range(1, 273))
     assert asked == [first, [families[0].with_n(n).ptx_name for n in range(257, 273)]]
     assert sweep.accepted_n[families[0].family] == tuple(range(1, 273))
+
+
+def test_a_row_added_or_dropped_leaves_most_witness_kernels_as_they_were() -> None:
+    """The valid-N sweep's kernels are runs of families cut where a family's checksum says
+    (family_kernels): a row dropped or added (here each family in turn, and a .satfinite twin
+    after each) leaves the kernels before it but its neighbour as they were, and most after
+    it, so an edited spec compiles a few kernels, not every one after the edit."""
+    import dataclasses
+    import itertools
+
+    from ptxconf.gpu import witness
+
+    rows, isa, _ = witness._sweep_key(SPEC)
+    fams = [WgmmaVariant(n=8, k=k, dtype=d, atype=a, btype=b, a_from_regs=rs, satfinite=s, isa=isa)
+            for k, d, a, b, sat in rows
+            for rs, s in itertools.product(witness.FORMS, (False, True) if sat else (False,))]
+
+    def kernels(families: list[WgmmaVariant]) -> list[tuple[object, ...]]:
+        return [tuple(f.family for f in run) for run in assembler.family_kernels(families, 4)]
+
+    before = kernels(fams)
+    assert [f for run in before for f in run] == [f.family for f in fams]
+    changed = []
+    for i, f in enumerate(fams):
+        held = next(j for j, run in enumerate(before) if f.family in run)
+        twin = dataclasses.replace(f, satfinite=not f.satfinite)
+        for edited in (fams[:i] + fams[i + 1:], fams[:i + 1] + [twin] + fams[i + 1:]):
+            after = kernels(edited)
+            kept = max(0, held - 1)  # (dropping a run's first family joins the rest to the run before)
+            assert after[:kept] == before[:kept], f"a kernel before {f.family} changed"
+            changed.append(len(set(after) - set(before)))
+    assert max(changed) <= len(before) // 2
+    assert sum(changed) <= 2 * len(changed)

@@ -17,6 +17,7 @@ import contextlib
 import json
 import re
 import time
+import zlib
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -217,23 +218,41 @@ class WitnessSweep:
 N_BLOCK = 256
 
 
+def family_kernels(families: Sequence[WgmmaVariant], per_kernel: int) -> list[list[WgmmaVariant]]:
+    """The families split into runs, one witness kernel each: a run ends before a family whose
+    checksum is a multiple of `per_kernel` (so `per_kernel` families a kernel on average) or once
+    it holds twice that. Where a run ends depends on the families near it, not on how many came
+    before: an added, dropped or edited row changes the kernel that holds it, and a few after it
+    only where a run was cut at twice the mean (over the bundled spec's rows: 1.6 kernels an
+    edit, at most 4 of 9); every other kernel, and its kept verdicts, stays as it was."""
+    runs: list[list[WgmmaVariant]] = []
+    for f in families:
+        if not runs or (runs[-1] and (len(runs[-1]) >= 2 * per_kernel
+                                      or zlib.crc32(repr(f.family).encode()) % per_kernel == 0)):
+            runs.append([])
+        runs[-1].append(f)
+    return runs
+
+
 def witness_valid_n(families: Sequence[WgmmaVariant],
                     n_values: Iterable[int] = range(1, 257), *, batch: int = 1024,
                     threads: int = 1, folder: Path | None = None,
                     asked: Asked | None = None) -> WitnessSweep:
     """Ask the assembler which N each instruction family accepts (e.g. every spec row, SS and
-    RS, with and without .satfinite: `variants.wgmma_families(spec, all_trans=False)`)."""
+    RS, with and without .satfinite: `variants.wgmma_families(spec, all_trans=False)`), about
+    `batch` variants a witness kernel."""
     fams = list(families)
     ns = list(n_values)
-    # Asked in blocks of N_BLOCK N values, each block's witness kernels of their own: a range
-    # that grows past a block (an edited row listing N = 272) adds kernels and leaves those of
-    # the blocks before it, and their kept verdicts, as they were.
-    blocks = [[f.with_n(n) for f in fams for n in ns[lo:lo + N_BLOCK]]
-              for lo in range(0, len(ns), N_BLOCK)]
-    cands = [v for block in blocks for v in block]
+    # Asked in blocks of N_BLOCK N values, each block's witness kernels of their own (a range
+    # that grows past a block, an edited row listing N = 272, adds kernels and leaves those of
+    # the blocks before it as they were), each block's families in runs (family_kernels).
+    kernels = [[f.with_n(n) for f in run for n in ns[lo:lo + N_BLOCK]]
+               for lo in range(0, len(ns), N_BLOCK)
+               for run in family_kernels(fams, max(1, batch // len(ns[lo:lo + N_BLOCK])))]
+    cands = [v for kernel in kernels for v in kernel]
     start = time.perf_counter()
-    results = [r for block in blocks for r in compile_check_many(
-        block, batch=batch, threads=threads, folder=folder, asked=asked)]
+    results = [r for kernel in kernels for r in compile_check_many(
+        kernel, batch=len(kernel), threads=threads, folder=folder, asked=asked)]
     seconds = time.perf_counter() - start
     accepted: dict[Any, list[int]] = {f.family: [] for f in fams}
     rejected: dict[Any, dict[int, str]] = {f.family: {} for f in fams}
@@ -246,5 +265,5 @@ def witness_valid_n(families: Sequence[WgmmaVariant],
                         len(cands), seconds, nvrtc_version())
 
 
-__all__ = ["Asked", "WitnessSweep", "compile_check", "compile_check_many", "witness_block", "witness_source",
-           "verdict_folder", "witness_valid_n"]
+__all__ = ["Asked", "WitnessSweep", "compile_check", "compile_check_many", "family_kernels",
+           "witness_block", "witness_source", "verdict_folder", "witness_valid_n"]
