@@ -31,12 +31,7 @@ PROVIDER = "proofs"
 def outcome_of(claim: Claim, pr: ProofResult) -> Outcome:
     """A proof's result as an outcome: proved -> PASS; refuted -> DISCREPANCY (a documented
     claim) or FAIL (a claim about the oracle); unknown -> UNKNOWN."""
-    line = pr.reproduce or None
-    # a `ptxconf ...` line (synthesis: `ptxconf explain layout`) is a command; others are Python
-    where = "reproduce" if line is not None and line.startswith("ptxconf ") else "reproduce_python"
-    fields = {"proof_status": pr.status, "statement": pr.statement,
-              "counterexample": pr.counterexample, where: line, "facts": pr.details}
-    return _verdict(claim, pr.status, pr.reason, fields)
+    return _verdict(claim, pr.status, pr.reason, pr.fields())
 
 
 def _verdict(claim: Claim, proof_status: str, message: str, fields: dict[str, Any]) -> Outcome:

@@ -325,11 +325,9 @@ def distinguishing_probes(spec: Spec, *, timeout_s: float = 20.0,
 
 
 def _keep(cache: ProofCache, claim: Claim, result: ProofResult, timeout_s: float) -> None:
-    """Keep a proved search in the proof cache, the entry the proofs provider's case writes."""
-    from ptxconf.oracle.proofs.cases import outcome_of  # cases imports this module's claims
-
-    out = outcome_of(claim, result)
-    cache.put(claim.id, claim.statement, timeout_s, result.status, out.message, dict(out.fields))
+    """Keep a proved search in the proof cache: the entry the proofs provider's case writes
+    (its message is the proof's reason, its fields the result's: cases.outcome_of)."""
+    cache.put(claim.id, claim.statement, timeout_s, result.status, result.reason, result.fields())
 
 
 def _tuple(x: Any) -> Any:

@@ -86,6 +86,15 @@ class ProofResult:
         """The claim's test id."""
         return f"proof.{self.claim}[{self.key}]"
 
+    def fields(self) -> dict[str, Any]:
+        """The fields of the claim's case (and of its proof cache entry): status, statement,
+        counterexample, the reproduce line and the proof's facts."""
+        line = self.reproduce or None
+        # a `ptxconf ...` line (synthesis: `ptxconf explain layout`) is a command; others Python
+        where = "reproduce" if line is not None and line.startswith("ptxconf ") else "reproduce_python"
+        return {"proof_status": self.status, "statement": self.statement,
+                "counterexample": self.counterexample, where: line, "facts": self.details}
+
 
 class Prover:
     """Queries against one context under one deadline."""
