@@ -72,3 +72,36 @@ def test_the_tensor_is_seeded_by_the_copy() -> None:
 def test_the_probe_kernel_compiles_for_sm_90a() -> None:
     got = build.nvrtc_compile(T.source(), build.arch_options(), name="tma_probe.cu")
     assert got.ok, got.log
+
+
+def test_the_tensor_map_is_encoded_with_the_driver_s_own_int_types(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """cuTensorMapEncodeTiled takes its dims and strides as cuuint64_t and its box and element
+    strides as cuuint32_t (plain ints fail in the bindings: seen on the H100); the 128 bytes
+    come back with the bindings' name of the swizzle."""
+    driver = pytest.importorskip("cuda.bindings.driver",
+                                 reason="cuda-bindings is not installed (pip install '.[compile]')")
+    from ptxconf.gpu import tma_launch
+
+    seen: dict[str, object] = {}
+
+    class Map:
+        opaque = list(range(16))
+
+    def encode(*args: object) -> tuple[object, Map]:
+        seen["args"] = args
+        return driver.CUresult.CUDA_SUCCESS, Map()
+
+    monkeypatch.setattr(driver, "cuTensorMapEncodeTiled", encode)
+    w = T.writes(SPEC, SPEC.get(TmaSwizzleMode, "64B"), 2, "bf16")[0]
+    raw, name = tma_launch.tensor_map(w, 0x1000)
+    assert len(raw) == 128
+    assert name == "CU_TENSOR_MAP_SWIZZLE_64B"
+    args = seen["args"]
+    assert isinstance(args, tuple)
+    dims, strides, box, steps = args[3:7]
+    assert [type(d).__name__ for d in (*dims, *strides)] == ["cuuint64_t"] * 3
+    assert [type(d).__name__ for d in (*box, *steps)] == ["cuuint32_t"] * 4
+    assert [int(d) for d in dims] == [w.cols, w.rows]
+    assert [int(d) for d in box] == [w.cols, w.rows]
+    assert [int(s) for s in strides] == [w.inner_bytes]

@@ -456,62 +456,23 @@ class TmaDump:
     enumerator: str  # the cuda-bindings name of the CUtensorMapSwizzle value the spec gave
 
 
-def _tensor_map(write: Any, address: int) -> tuple[bytes, str]:
-    """cuTensorMapEncodeTiled of a 2-D tensor that is exactly the box (its rows packed); the
-    128 bytes and the bindings' name of the swizzle value (ValueError on an encode error)."""
-    from cuda.bindings import driver as cu
-
-    dtype = getattr(cu.CUtensorMapDataType, f"CU_TENSOR_MAP_DATA_TYPE_UINT{8 * write.elem_bytes}")
-    swizzle = cu.CUtensorMapSwizzle(write.code)
-    u64, u32 = cu.cuuint64_t, cu.cuuint32_t  # the bindings take the driver's own int types
-    err, tmap = cu.cuTensorMapEncodeTiled(
-        dtype, 2, address, [u64(write.cols), u64(write.rows)], [u64(write.inner_bytes)],
-        [u32(write.cols), u32(write.rows)], [u32(1), u32(1)],
-        cu.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-        cu.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_NONE,
-        cu.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
-    if err != cu.CUresult.CUDA_SUCCESS:
-        raise ValueError(f"cuTensorMapEncodeTiled({write.label}): {err.name}")
-    return np.asarray(tmap.opaque, dtype=np.uint64).tobytes(), swizzle.name
-
-
-def _launch_driver(kernel: Any, tmap: bytes, scalars: list[int], pointers: list[int],
-                   smem_bytes: int, threads: int) -> None:
-    """cuLaunchKernel with a parameter array built here (for a CuPy that cannot pass a struct):
-    the tensor map's bytes, 32-bit scalars, 64-bit pointers, in the kernel's order."""
-    import ctypes
-
-    import cupy
-    from cuda.bindings import driver as cu
-
-    cells: list[Any] = [(ctypes.c_uint8 * len(tmap)).from_buffer_copy(tmap)]
-    cells += [ctypes.c_uint32(v) for v in scalars] + [ctypes.c_uint64(p) for p in pointers]
-    params = (ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells])
-    stream = cu.CUstream(cupy.cuda.get_current_stream().ptr)
-    function = getattr(kernel, "kernel", kernel)  # a RawKernel's loaded cupy.cuda.Function
-    (err,) = cu.cuLaunchKernel(cu.CUfunction(function.ptr), 1, 1, 1, threads, 1, 1, smem_bytes,
-                               stream, ctypes.addressof(params), 0)
-    if err != cu.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuLaunchKernel: {err.name}")
-    cupy.cuda.get_current_stream().synchronize()
-
-
 def run_tma_write(write: Any, data: np.ndarray, window_bytes: int, fill: int) -> TmaDump:
     """One tensor copy of `data` (uint8 [rows, inner bytes], the whole tensor) into a window of
     `window_bytes` filled with `fill`; the window after it, raw."""
     import cupy
 
     from . import tma
+    from .tma_launch import launch_driver, tensor_map
 
     kernel = build.tma_kernel()
     d_data = cupy.asarray(np.ascontiguousarray(data, dtype=np.uint8))
-    tmap, name = _tensor_map(write, d_data.data.ptr)
+    tmap, name = tensor_map(write, d_data.data.ptr)
     d_out = cupy.zeros(window_bytes, dtype=cupy.uint8)
     d_info = cupy.zeros(1, dtype=cupy.uint32)
     scalars = [write.dst_offset, write.box_bytes, window_bytes, fill]
     smem_bytes = window_bytes + TMA_WINDOW_SLACK_BYTES
     if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
         kernel.max_dynamic_shared_size_bytes = smem_bytes
-    _launch_driver(kernel, tmap, scalars, [d_out.data.ptr, d_info.data.ptr], smem_bytes,
+    launch_driver(kernel, tmap, scalars, [d_out.data.ptr, d_info.data.ptr], smem_bytes,
                    tma.THREADS)
     return TmaDump(write, int(d_info.get()[0]), d_out.get(), "driver", name)
