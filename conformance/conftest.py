@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from loadgroup import group_for_xdist
+from loadgroup import batched_scheduler, group_for_xdist
 
 from ptxconf.app.providers import REGISTRY
 from ptxconf.core.cases import Case
@@ -143,6 +143,13 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 #: Allocations between two passes of the youngest generation (pytest_collection_finish).
 GC_THRESHOLD = 20_000
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadgroup` (tox's py and slow envs) hands each worker several tests at a time
+    (loadgroup.py's BatchedLoadGroup); every other mode is xdist's own."""
+    return batched_scheduler(config, log) if config.getvalue("dist") == "loadgroup" else None
 
 
 @pytest.hookimpl(trylast=True)

@@ -1,7 +1,8 @@
 """`--dist loadgroup` keeps an `xdist_group` on one worker (loadgroup.py's `group_for_xdist`,
 which conftest.py calls): the compiled modules of test_gpu_compile.py and a GPU module's variants
 are then made once, whichever pytest the machine has (pytest 9.2 dropped the node id xdist 3.8
-writes the group to)."""
+writes the group to); loadgroup.py's batched scheduler (conftest.py's) hands out every test once,
+a group to one worker."""
 
 from __future__ import annotations
 
@@ -18,11 +19,15 @@ CONFTEST = f"""
 import sys
 import pytest
 sys.path.insert(0, {str(HERE)!r})
-from loadgroup import group_for_xdist
+from loadgroup import batched_scheduler, group_for_xdist
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config, items):
     group_for_xdist(config, items)
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    return batched_scheduler(config, log)
 """
 
 GROUPED = """
@@ -37,7 +42,7 @@ def test_grouped(i):
 FREE = """
 import pytest
 
-@pytest.mark.parametrize("i", range(8))
+@pytest.mark.parametrize("i", range(40))
 def test_free(i):
     pass
 """
@@ -56,3 +61,6 @@ def test_a_group_runs_on_one_worker(tmp_path: Path) -> None:
     grouped = {worker for worker, name in ran if name == "test_grouped"}
     assert len([1 for _, name in ran if name == "test_grouped"]) == 8, proc.stdout
     assert len(grouped) == 1, f"the group ran on {sorted(grouped)}:\n{proc.stdout}"
+    # the batched scheduler hands out every test once, the free ones to both workers
+    assert sorted(name for _, name in ran) == ["test_free"] * 40 + ["test_grouped"] * 8, proc.stdout
+    assert {worker for worker, name in ran if name == "test_free"} == {"gw0", "gw1"}, proc.stdout
