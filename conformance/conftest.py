@@ -116,12 +116,24 @@ _RUN_CACHE = "PTXCONF_CACHE_DIR"
 _RUN_KERNELS = "PTXCONF_KERNEL_CACHE"
 
 
+#: The variables that set how many threads NumPy's BLAS starts (OpenBLAS, and MKL or OpenMP
+#: where NumPy was built with them).
+BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """The run's caches (proofs, kernels, witness verdicts) live in one folder of this run, which
     the xdist workers inherit through the environment, never in the user's ~/.cache/ptxconf: the
     suite starts cold, as on a fresh CI machine, and nothing a test plants reaches a user's
     checks. Folders the caller set (both variables) are kept: the gpu env shares the check's
-    kernels with `pytest -m gpu` so."""
+    kernels with `pytest -m gpu` so.
+
+    NumPy's BLAS runs one thread in each process the run starts (the xdist workers, which
+    inherit the environment, and every process a test starts), unless the caller set it: the
+    workers are the run's parallelism, and OpenBLAS's own threads, one per core in each worker,
+    spun waiting for work (about a tenth of the emulated GPU tests' CPU on two cores)."""
+    for name in BLAS_THREADS:
+        os.environ.setdefault(name, "1")
     if hasattr(config, "workerinput") or (os.environ.get(_RUN_CACHE) and os.environ.get(_RUN_KERNELS)):
         return
     folder = tempfile.mkdtemp(prefix="ptxconf-test-cache-")
