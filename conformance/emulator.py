@@ -355,8 +355,12 @@ def emulated_context(emu: Emulator, spec: Spec | None = None) -> RunContext:
     spec, whatever the device) come from the test run's proof cache (conftest.py), as a
     check's lanes take them: proved once a run."""
     ctx = RunContext(gpu="on", proof_cache=True)
-    ctx.resource(session.SESSION_RESOURCE, lambda: session.Session(spec or SPEC, emu),
-                 session.Session.close)
+    def make() -> session.Session:
+        sess = session.Session(spec or SPEC, emu)
+        sess.proof_cache = ctx.proof_cache  # as session.open_session sets it
+        return sess
+
+    ctx.resource(session.SESSION_RESOURCE, make, session.Session.close)
     return ctx
 
 
