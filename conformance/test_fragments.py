@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pytest
 from case_outcomes import raises_naming
 from hypothesis import given
@@ -22,6 +23,7 @@ from ptxconf.app.cli import main
 from ptxconf.oracle import facts, fragments, instructions
 from ptxconf.oracle import fragments as F
 from ptxconf.oracle.algebra.notation import parse
+from ptxconf.oracle.canonical import crd2idx_array
 from ptxconf.oracle.fragments import (
     STATUS_DERIVED,
     STATUS_HYPOTHESIS,
@@ -99,13 +101,17 @@ def test_d_is_the_spec_clayout(clayout: CuteLayout, row: InstructionType) -> Non
     layout = parse(clayout.layout)
     rows = clayout.codomain_mn[0]
     epr = fmap.elems_per_register
+    # layout(t, v) at every (thread, value) at once (the layout algebra's crd2idx over arrays)
+    t_idx, v_idx = np.meshgrid(np.arange(layout[0].size()), np.arange(layout[1].size()), indexing="ij")
+    want = crd2idx_array((t_idx, v_idx), layout.shape, layout.stride).tolist()
     checked = 0
-    for t in range(layout[0].size()):
-        for v in range(layout[1].size()):
+    for t, values in enumerate(want):
+        for v, offset in enumerate(values):
             i, j = fmap.position(t, v // epr, v % epr)
-            assert i + rows * j == layout(t, v), f"thread {t} value {v}"
+            assert i + rows * j == offset, f"thread {t} value {v}"
             checked += 1
     assert checked > 0, clayout.layout
+    assert want[1][1] == layout(1, 1)
 
 
 @pytest.mark.parametrize("k", sorted({r.k_elems for r in ITYPES}))
