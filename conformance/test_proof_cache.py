@@ -98,14 +98,24 @@ def test_a_real_claim_round_trips(tmp_path: Path, monkeypatch) -> None:
     assert (cold[0].status, cold[0].message) == (warm[0].status, warm[0].message)
 
 
+@pytest.mark.parametrize("searches", [
+    pytest.param("one of each", id="one-of-each"),
+    pytest.param("every", id="every", marks=pytest.mark.slow(
+        reason="all 43 searches proved (seconds); [one-of-each] reads back a search of each "
+               "hypothesis by default"))])
 def test_the_gpu_lanes_take_distinguishing_probes_from_the_proofs_cache(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, searches: str) -> None:
     """What the proofs provider cached, distinguishing_probes reads back instead of asking Z3
     again (a GPU lane in a warm run); the probes are the same as proved afresh (the provider's
-    own proofs, which distinguishing_probes turns into probes as it turns its own)."""
+    own proofs, which distinguishing_probes turns into probes as it turns its own). By default
+    the first search of each hypothesis (swizzle unit, base offset, LBO/SBO roles)."""
     from ptxconf.oracle.proofs import cases as proof_cases_module
     from ptxconf.oracle.proofs import distinguish
 
+    if searches == "one of each":
+        first = list({c.id.split("[")[0]: c for c in reversed(list(distinguish.claims(SPEC)))}.values())
+        assert len(first) == 3, [c.id for c in first]
+        monkeypatch.setattr(distinguish, "claims", lambda spec: iter(first))
     proved: dict[str, object] = {}
     solve = proof_cases_module.prove
     monkeypatch.setattr(proof_cases_module, "prove",
