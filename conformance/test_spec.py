@@ -270,3 +270,31 @@ def test_spec_sha256_hashes_each_yaml_files_path_and_bytes_in_order(tmp_path: Pa
     assert spec_sha256(Spec(str(tmp_path), ())) == want     # a root given as text: the same tree
     (tmp_path / "sub" / "a.yaml").write_bytes(b"kind: A\n")
     assert spec_sha256(Spec(tmp_path, ())) != want
+
+
+def test_a_file_loaded_before_is_not_parsed_again_and_an_edited_one_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each distinct file (relative path and bytes) is parsed and linted once a process: a tree
+    loaded again parses nothing, one file edited parses that file alone, and the records are
+    the ones a cold load makes."""
+    root = tmp_path / "spec"
+    shutil.copytree(DEFAULT_SPEC_DIR, root)
+    load_spec(root)
+    parsed: list[str] = []
+    lint_file = spec_mod.lint_file
+
+    def counted(path: Path, top: Path) -> object:
+        parsed.append(path.relative_to(top).as_posix())
+        return lint_file(path, top)
+
+    monkeypatch.setattr(spec_mod, "lint_file", counted)
+    again = load_spec(root)
+    assert parsed == []
+    edited = root / "wgmma" / "swizzle_atoms.yaml"
+    edited.write_text(edited.read_text() + "# an edit that changes no row\n")
+    after = load_spec(root)
+    assert parsed == ["wgmma/swizzle_atoms.yaml"]
+    spec_mod.forget_parsed_files()
+    cold = load_spec(root)
+    assert again.rows == after.rows == cold.rows
+    assert len(parsed) == len(spec_mod.spec_files(root)) + 1

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import gc
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -232,11 +233,13 @@ def _load_spec(root: Path | str | None) -> Spec:
 #: PARSED_FILES entries, least recently used dropped first.
 _PARSED: OrderedDict[tuple[str, bytes], tuple[records.Row, ...]] = OrderedDict()
 PARSED_FILES = 512
+_PARSED_LOCK = threading.Lock()
 
 
 def forget_parsed_files() -> None:
     """Empty the parsed-file memory (`ptxconf bench` times a cold parse so)."""
-    _PARSED.clear()
+    with _PARSED_LOCK:
+        _PARSED.clear()
 
 
 def _file_rows(path: Path, root: Path) -> tuple[tuple[records.Row, ...], list[SpecError]]:
@@ -247,17 +250,23 @@ def _file_rows(path: Path, root: Path) -> tuple[tuple[records.Row, ...], list[Sp
         key: tuple[str, bytes] | None = (rel, hashlib.sha256(path.read_bytes()).digest())
     except OSError:  # lint_file says why it cannot be read
         key = None
-    if key is not None and key in _PARSED:
-        _PARSED.move_to_end(key)
-        return _PARSED[key], []
+    known = None
+    if key is not None:
+        with _PARSED_LOCK:
+            known = _PARSED.get(key)
+            if known is not None:
+                _PARSED.move_to_end(key)
+    if known is not None:
+        return known, []
     doc, errs = lint_file(path, root)
     if doc is None or errs:
         return (), errs
     built = tuple(_records(doc))
     if key is not None:
-        _PARSED[key] = built
-        while len(_PARSED) > PARSED_FILES:
-            _PARSED.popitem(last=False)
+        with _PARSED_LOCK:
+            _PARSED[key] = built
+            while len(_PARSED) > PARSED_FILES:
+                _PARSED.popitem(last=False)
     return built, []
 
 
