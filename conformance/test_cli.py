@@ -155,3 +155,15 @@ def test_check_gpu_off_end_to_end(tmp_path: Path) -> None:
     assert "fig167" in proc.stdout
     providers = {r["provider"] for r in data["results"]}
     assert {"spec-lint", "self-consistency", "proofs", "assembler-witness"} <= providers
+
+
+def test_the_parser_built_once_a_process_parses_each_command_line_afresh() -> None:
+    """The argument parser is built once a process (cli_parser.build_parser), and a parse leaves
+    nothing behind: a repeatable option starts empty in the next command line."""
+    from ptxconf.app.cli_parser import build_parser
+
+    assert build_parser() is build_parser()
+    first = build_parser().parse_args(["report", "merge", "a", "-o", "o", "--expect", "x.yaml"])
+    second = build_parser().parse_args(["report", "merge", "a", "-o", "o"])
+    assert [str(p) for p in first.expect] == ["x.yaml"]
+    assert second.expect == []
