@@ -29,13 +29,16 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.providers import Provider, provider
 from ptxconf.core.cases import execute
 from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec, load_spec
+
+if TYPE_CHECKING:
+    from ptxconf.gpu.transcript import Transcripts
 
 #: Cases per job of the families that are not cut by module: small, so that a slow stretch
 #: (alignment probes that fault, each restarting a worker) spreads over the lanes.
@@ -180,11 +183,26 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
     sess = ctx.shared.get(SESSION_RESOURCE)
     if built and sess is not None:  # the modules built so far (at least this job's)
         sess.built = {**(sess.built or {}), **built}
-    listed = (job.device, job.provider)
-    if listed not in _CASES:
-        _CASES[listed] = {c.id: c for c in provider(job.provider).load(spec, ctx)}
-    cases = _CASES[listed]
-    return [execute(cases[i]) for i in job.ids]  # judged in the main process (its spec's findings)
+
+    def run() -> list[Result]:
+        listed = (job.device, job.provider)
+        if listed not in _CASES:
+            _CASES[listed] = {c.id: c for c in provider(job.provider).load(spec, ctx)}
+        cases = _CASES[listed]
+        return [execute(cases[i]) for i in job.ids]  # judged in the main process (its findings)
+
+    kept = _transcripts(spec) if setup.proof_cache and sess is not None else None
+    if kept is None:
+        return run()
+    replayed = kept.replay(sess, job.provider, job.ids)
+    return replayed if replayed is not None else kept.record(sess, job.provider, job.ids, run)
+
+
+def _transcripts(spec: Spec) -> Transcripts:
+    """This lane's transcript store for the spec (`ptxconf.gpu.transcript`)."""
+    from ptxconf.gpu.transcript import Transcripts
+
+    return spec.memo(("lanes.transcripts",), lambda: Transcripts(spec))
 
 
 def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,

@@ -76,6 +76,8 @@ class Session:
         #: Whether proof_probes may take the distinguishing searches from the proof cache.
         self.proof_cache = False
         self.memo: dict[Any, Any] = {}  # outcomes computed ahead for cases run in batches
+        #: The batches the calls asked for while a job is recorded (`ptxconf.gpu.transcript`).
+        self.touched: set[str] | None = None
 
     def describe(self) -> None:
         """Ask the worker what the device is."""
@@ -158,6 +160,8 @@ class Session:
         """Load the batches these variants live in, if this worker has not yet."""
         self._sync()
         for key in dict.fromkeys(self.batch_of.get(v, "") for v in variants):
+            if key and self.touched is not None:
+                self.touched.add(key)
             if key and key not in self._prepared and key not in self.compile_errors:
                 self.prepare(key)
 

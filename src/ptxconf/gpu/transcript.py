@@ -1,0 +1,273 @@
+"""A GPU job's transcript: the probe calls its cases made and a digest of every answer, kept so
+that a warm run replays the calls alone and, where every answer is the same, takes the results
+that ptxconf's host code computed from those answers last time.
+
+Why that is sound: a GPU case is a deterministic function of the spec, ptxconf's code, the
+device, and the answers its probe calls get (operands are seeded; predictions, placement and
+judging are pure host code). The key covers the spec's and the code's sha256 and the job's
+case ids; the entry names the device. Replay sends the recorded calls to the GPU, in order, and
+digests each answer; one answer unlike the recorded one (and any failure to replay) makes the
+job run in full, and its transcript is written anew. So a warm run still measures the silicon
+every time; what it skips is the host work around it (operands, placement, the oracle's
+predictions, decoding and judging).
+
+    kept = Transcripts(spec)                         # None of it under --no-cache
+    results = kept.replay(sess, job_key)             # None: run the job (and record it)
+    results = kept.record(sess, job_key, run_cases)  # runs, records, keeps
+
+Entries are input from outside (CI systems share cache folders), read as the other caches read
+theirs (`ptxconf.core.trust`): a regular file within MAX_ENTRY_BYTES whose digest binds its
+content to its key (an HMAC under $PTXCONF_CACHE_KEY where that is set), unpickled by
+`_Restricted`, which builds nothing but ptxconf's own dataclasses and enums, NumPy arrays and
+plain containers, never calls anything else.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import hashlib
+import importlib
+import io
+import pickle
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ptxconf.core.atomic import write_atomic
+from ptxconf.core.outcome_cache import code_sha256
+from ptxconf.core.results import Result, Status
+from ptxconf.core.trust import cache_root, read_regular, sign
+from ptxconf.oracle.spec import Spec, spec_sha256
+
+VERSION = 1
+MAGIC = b"ptxconf-transcript\n"
+#: The largest entry read (a sweep module of N = 256 variants is a few MiB).
+MAX_ENTRY_BYTES = 256 << 20
+#: Calls that load modules into the worker: session state, not probes (`needs` covers them).
+MODULE_CALLS = frozenset({"load_module", "prepare_wgmma", "prepare_wmma"})
+#: Statuses a kept job's results may have: a failing case always runs in full, so that its
+#: result carries this run's own dumps.
+KEPT = frozenset({Status.PASS, Status.DISCREPANCY})
+
+
+def folder() -> Path:
+    """Where transcripts are kept: $PTXCONF_CACHE_DIR/transcripts."""
+    return cache_root() / "transcripts"
+
+
+# --- what an answer is, for comparing ------------------------------------------------------
+
+
+def answer_digest(ok: bool, error_kind: str | None, error: str | None, value: Any) -> str:
+    """blake2b of a probe answer in a canonical form (the worker's pid and seconds left out):
+    the same answer gives the same digest in any process, whatever its hash seed."""
+    h = hashlib.blake2b(digest_size=20)
+    _feed(h, (ok, error_kind, error, value))
+    return h.hexdigest()
+
+
+def _feed(h: Any, value: Any) -> None:
+    """Feed `value` to `h`, tagged by kind, containers in a fixed order."""
+    import numpy as np
+
+    if value is None or isinstance(value, bool | int | float | complex | str):
+        h.update(f"{type(value).__name__}:{value!r};".encode())
+    elif isinstance(value, bytes | bytearray | memoryview):
+        data = bytes(value)
+        h.update(b"bytes:%d:" % len(data) + data)
+    elif isinstance(value, np.ndarray):
+        arr = np.ascontiguousarray(value)
+        h.update(f"nd:{arr.dtype.str}:{arr.shape}:".encode() + arr.tobytes())
+    elif isinstance(value, np.generic):
+        _feed(h, np.asarray(value))
+    elif isinstance(value, enum.Enum):
+        h.update(f"enum:{type(value).__qualname__}.{value.name};".encode())
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        h.update(f"dc:{type(value).__qualname__}(".encode())
+        for f in dataclasses.fields(value):
+            h.update(f.name.encode() + b"=")
+            _feed(h, getattr(value, f.name))
+        h.update(b")")
+    elif isinstance(value, dict):
+        h.update(b"dict{")
+        for k, v in value.items():
+            _feed(h, k)
+            _feed(h, v)
+        h.update(b"}")
+    elif isinstance(value, list | tuple):
+        h.update(f"{type(value).__name__}[".encode())
+        for v in value:
+            _feed(h, v)
+        h.update(b"]")
+    elif isinstance(value, set | frozenset):
+        parts = sorted(answer_digest(True, None, None, v) for v in value)
+        h.update(("set{" + ",".join(parts) + "}").encode())
+    else:  # an unknown kind: its repr (which may differ run to run: then the job just reruns)
+        h.update(f"other:{type(value).__qualname__}:{value!r};".encode())
+
+
+# --- reading entries safely ---------------------------------------------------------------
+
+
+_NUMPY_GLOBALS = frozenset({
+    ("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+    ("numpy.core.multiarray", "scalar"), ("numpy._core.multiarray", "scalar"),
+    ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
+    ("numpy", "ndarray"), ("numpy", "dtype"),
+})
+_BUILTINS = frozenset({"set", "frozenset", "complex", "slice", "range", "bytearray"})
+
+
+class _Restricted(pickle.Unpickler):
+    """An unpickler that builds only ptxconf's dataclasses and enums, NumPy arrays, dtypes and
+    scalars, and plain containers: any other global in an entry is refused (UnpicklingError)."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in _NUMPY_GLOBALS or (module == "builtins" and name in _BUILTINS):
+            return super().find_class(module, name)
+        if module == "numpy.dtypes" and name.endswith("DType"):
+            return super().find_class(module, name)
+        if module.split(".")[0] == "ptxconf" and "." not in name:
+            found = getattr(importlib.import_module(module), name, None)
+            if isinstance(found, type) and (dataclasses.is_dataclass(found)
+                                            or issubclass(found, enum.Enum)):
+                return found
+        raise pickle.UnpicklingError(f"an entry may not build {module}.{name}")
+
+
+# --- the store ------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Call:
+    """One recorded probe call and its answer's digest."""
+
+    name: str
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    timeout_s: float | None
+    answer: str
+
+
+class Recorder:
+    """A session's runner while a job runs for its transcript: every call passes through to
+    the real runner; each probe call (not a module load) is kept with its answer's digest."""
+
+    def __init__(self, runner: Any) -> None:
+        self.inner = runner
+        self.calls: list[Call] = []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def call(self, name: str, /, *args: Any, timeout_s: float | None = None,
+             **kwargs: Any) -> Any:
+        res = self.inner.call(name, *args, timeout_s=timeout_s, **kwargs)
+        if name not in MODULE_CALLS and not name.startswith("device."):
+            self.calls.append(Call(name, args, kwargs, timeout_s,
+                                   answer_digest(res.ok, res.error_kind, res.error, res.value)))
+        return res
+
+    def map(self, calls: Any, *, timeout_s: float | None = None) -> list[Any]:
+        out = []
+        for name, args, kwargs in calls:
+            kw = dict(kwargs)
+            limit = kw.pop("timeout_s", timeout_s)
+            out.append(self.call(name, *args, timeout_s=limit, **kw))
+        return out
+
+
+class Transcripts:
+    """The kept transcripts of one spec's GPU jobs."""
+
+    def __init__(self, spec: Spec, root: Path | None = None) -> None:
+        self.root = root or folder()
+        self.base = f"{VERSION}\0{code_sha256()}\0{spec_sha256(spec)}"
+
+    def key(self, provider: str, ids: Sequence[str]) -> str:
+        """The entry's key: the code, the spec, the provider and the job's case ids."""
+        return hashlib.sha256("\0".join((self.base, provider, *ids)).encode()).hexdigest()
+
+    def has(self, provider: str, ids: Sequence[str]) -> bool:
+        """Whether an entry for the job is on disk (not yet checked)."""
+        return (self.root / f"{self.key(provider, ids)}.bin").is_file()
+
+    def _load(self, key: str) -> dict[str, Any] | None:
+        path = self.root / f"{key}.bin"
+        try:
+            data = read_regular(path, MAX_ENTRY_BYTES)
+        except (OSError, ValueError):
+            return None
+        head, sep, payload = data[len(MAGIC):].partition(b"\n")
+        if not data.startswith(MAGIC) or not sep or head.decode("ascii", "replace") != sign(key, payload):
+            return None
+        try:
+            entry = _Restricted(io.BytesIO(payload)).load()
+        except Exception:  # noqa: BLE001 - any unreadable entry is only a job run in full
+            return None
+        ok = (isinstance(entry, dict) and entry.get("version") == VERSION
+              and isinstance(entry.get("calls"), list) and isinstance(entry.get("results"), list)
+              and all(isinstance(c, Call) for c in entry["calls"])
+              and all(isinstance(r, Result) for r in entry["results"]))
+        return entry if ok else None
+
+    def replay(self, sess: Any, provider: str, ids: Sequence[str]) -> list[Result] | None:
+        """The job's results by replay (see the module's docstring), or None: run it."""
+        entry = self._load(self.key(provider, ids))
+        if entry is None or [r.id for r in entry["results"]] != list(ids):
+            return None
+        if sess.device is None:
+            sess.describe()
+        if entry.get("device") != sess.device:
+            return None
+        needs = [k for k in entry.get("needs", ()) if isinstance(k, str)]
+        for c in entry["calls"]:
+            if not _loaded(sess, needs):
+                return None
+            res = sess.runner.call(c.name, *c.args, timeout_s=c.timeout_s, **c.kwargs)
+            if answer_digest(res.ok, res.error_kind, res.error, res.value) != c.answer:
+                return None
+        return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
+                for r in entry["results"]]
+
+    def record(self, sess: Any, provider: str, ids: Sequence[str],
+               run: Callable[[], list[Result]]) -> list[Result]:
+        """Run the job with its calls recorded; keep its transcript where every result is
+        kept-worthy (KEPT). A write that fails only makes the next run slower."""
+        if sess.device is None:
+            sess.describe()
+        recorder = Recorder(sess.runner)
+        sess.runner, sess.touched = recorder, set()
+        try:
+            results = run()
+        finally:
+            sess.runner, needs, sess.touched = recorder.inner, sess.touched, None
+        if results and all(r.status in KEPT for r in results):
+            entry = {"version": VERSION, "device": sess.device, "needs": sorted(needs),
+                     "calls": recorder.calls, "results": results}
+            key = self.key(provider, ids)
+            with contextlib.suppress(Exception):
+                payload = pickle.dumps(entry, protocol=5)
+                write_atomic(self.root / f"{key}.bin",
+                             MAGIC + sign(key, payload).encode() + b"\n" + payload)
+        return results
+
+
+def _loaded(sess: Any, needs: Sequence[str]) -> bool:
+    """Load the modules a replayed job needs into the session's current worker (again after a
+    restart); False where one is not built here or does not load."""
+    sess._sync()
+    built = sess.built
+    for key in needs:
+        if key in sess._prepared:
+            continue
+        if built and (key not in built or not built[key].ok):
+            return False  # not built by this run (yet): the job's own run would compile it
+        if not sess.prepare(key).ok:
+            return False
+    return True
+
+
+__all__ = ["MAGIC", "Call", "Recorder", "Transcripts", "answer_digest", "folder"]
