@@ -192,10 +192,16 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
         return [execute(cases[i]) for i in job.ids]  # judged in the main process (its findings)
 
     kept = _transcripts(spec) if setup.proof_cache and sess is not None else None
+    _REPLAY.clear()
     if kept is None:
         return run()
     replayed = kept.replay(sess, job.provider, job.ids)
+    _REPLAY.update(replayed=replayed is not None, miss=kept.miss)
     return replayed if replayed is not None else kept.record(sess, job.provider, job.ids, run)
+
+
+#: Whether the lane's last job was answered by its transcript, and if not why (`run_timed_job`).
+_REPLAY: dict[str, Any] = {}
 
 
 def _transcripts(spec: Spec) -> Transcripts:
@@ -219,7 +225,7 @@ def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
     return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
                      "start": start, "end": end, "calls": after[0] - before[0],
                      "probe_s": round(after[1] - before[1], 4),
-                     "wait_s": round(after[2] - before[2], 4)}
+                     "wait_s": round(after[2] - before[2], 4), **_REPLAY}
 
 
 def _probe_counters(device: int) -> tuple[int, float, float]:

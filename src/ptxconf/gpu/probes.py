@@ -9,7 +9,7 @@ that faults or hangs cannot take the caller down with it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ import numpy as np
 from . import build
 from .ldmatrix import WarpMatrixVariant
 from .mma_sync import MmaSyncVariant
+from .transcript import VARIES
 from .variants import WgmmaVariant, WmmaVariant
 
 #: Each operand's region of the shared-memory image starts on this boundary; the kernel
@@ -366,7 +367,9 @@ class WmmaDump:
     memory: bytes  # the matrix memory after the probe (a store wrote into it)
     fragment_bytes: int  # sizeof(fragment.x), as the compiled header has it
     num_elements: int  # fragment.num_elements
-    pointer_address: int  # low 32 bits of the matrix pointer in its state space
+    #: Low 32 bits of the matrix pointer in its state space (the selftest campaign records
+    #: it; no case reads it, and a global pointer differs run to run: see transcript.VARIES).
+    pointer_address: int = field(metadata={VARIES: "a device pointer"})
     in_smem: bool
 
 

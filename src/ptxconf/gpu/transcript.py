@@ -52,6 +52,11 @@ MODULE_CALLS = frozenset({"load_module", "prepare_wgmma", "prepare_wmma"})
 KEPT = frozenset({Status.PASS, Status.DISCREPANCY})
 
 
+#: A dataclass field whose metadata holds this key differs run to run and no case reads it (a
+#: device pointer, say): answers are compared without it. The value says why.
+VARIES = "ptxconf.transcript.varies"
+
+
 def folder() -> Path:
     """Where transcripts are kept: $PTXCONF_CACHE_DIR/transcripts."""
     return cache_root() / "transcripts"
@@ -87,6 +92,8 @@ def _feed(h: Any, value: Any) -> None:
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         h.update(f"dc:{type(value).__qualname__}(".encode())
         for f in dataclasses.fields(value):
+            if f.metadata.get(VARIES):
+                continue
             h.update(f.name.encode() + b"=")
             _feed(h, getattr(value, f.name))
         h.update(b")")
@@ -140,15 +147,31 @@ class _Restricted(pickle.Unpickler):
 # --- the store ------------------------------------------------------------------------------
 
 
+def answer_parts(value: Any) -> dict[str, str]:
+    """Digests of an answer's parts (a dataclass's fields, a sequence's items' fields, up to
+    two levels): where a replayed answer differs, they name what differs."""
+    def parts(v: Any, at: str, depth: int) -> dict[str, str]:
+        if depth and dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return {k: d for f in dataclasses.fields(v) if not f.metadata.get(VARIES)
+                    for k, d in parts(getattr(v, f.name), f"{at}.{f.name}", depth - 1).items()}
+        if depth and isinstance(v, list | tuple) and len(v) <= 4096:
+            return {k: d for i, x in enumerate(v)
+                    for k, d in parts(x, f"{at}[{i}]", depth - 1).items()}
+        return {at or "answer": answer_digest(True, None, None, v)}
+
+    return parts(value, "", 3)
+
+
 @dataclasses.dataclass
 class Call:
-    """One recorded probe call and its answer's digest."""
+    """One recorded probe call, its answer's digest and its parts' (`answer_parts`)."""
 
     name: str
     args: tuple[Any, ...]
     kwargs: dict[str, Any]
     timeout_s: float | None
     answer: str
+    parts: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 class Recorder:
@@ -167,7 +190,8 @@ class Recorder:
         res = self.inner.call(name, *args, timeout_s=timeout_s, **kwargs)
         if name not in MODULE_CALLS and not name.startswith("device."):
             self.calls.append(Call(name, args, kwargs, timeout_s,
-                                   answer_digest(res.ok, res.error_kind, res.error, res.value)))
+                                   answer_digest(res.ok, res.error_kind, res.error, res.value),
+                                   answer_parts(res.value) if res.ok else {}))
         return res
 
     def map(self, calls: Any, *, timeout_s: float | None = None) -> list[Any]:
@@ -184,6 +208,7 @@ class Transcripts:
 
     def __init__(self, spec: Spec, root: Path | None = None) -> None:
         self.root = root or folder()
+        self.miss = ""  # why the last replay did not answer
         self.base = f"{VERSION}\0{code_sha256()}\0{spec_sha256(spec)}"
 
     def key(self, provider: str, ids: Sequence[str]) -> str:
@@ -214,20 +239,30 @@ class Transcripts:
         return entry if ok else None
 
     def replay(self, sess: Any, provider: str, ids: Sequence[str]) -> list[Result] | None:
-        """The job's results by replay (see the module's docstring), or None: run it."""
+        """The job's results by replay (see the module's docstring), or None: run it (and
+        `self.miss` says why)."""
+        self.miss = ""
         entry = self._load(self.key(provider, ids))
         if entry is None or [r.id for r in entry["results"]] != list(ids):
+            self.miss = "no usable transcript" if entry is None else "another job's transcript"
             return None
         if sess.device is None:
             sess.describe()
         if entry.get("device") != sess.device:
+            self.miss = f"recorded on {entry.get('device')}"
             return None
         needs = [k for k in entry.get("needs", ()) if isinstance(k, str)]
         for c in entry["calls"]:
             if not _loaded(sess, needs):
+                self.miss = "a module it needs is not built or does not load"
                 return None
             res = sess.runner.call(c.name, *c.args, timeout_s=c.timeout_s, **c.kwargs)
             if answer_digest(res.ok, res.error_kind, res.error, res.value) != c.answer:
+                now = answer_parts(res.value) if res.ok else {}
+                moved = [k for k in sorted(set(now) | set(c.parts)) if now.get(k) != c.parts.get(k)]
+                self.miss = (f"{c.name}: the answer differs"
+                             + (f" in {', '.join(moved[:3])}" if moved and res.ok else
+                                f" ({res.error_kind}: {res.error})" if not res.ok else ""))
                 return None
         return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
                 for r in entry["results"]]
@@ -270,4 +305,4 @@ def _loaded(sess: Any, needs: Sequence[str]) -> bool:
     return True
 
 
-__all__ = ["MAGIC", "Call", "Recorder", "Transcripts", "answer_digest", "folder"]
+__all__ = ["MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest", "answer_parts", "folder"]
