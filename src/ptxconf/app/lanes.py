@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
@@ -47,6 +49,11 @@ CHUNK = 4
 #: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
 MAX_AUTO_WORKERS_PER_GPU = 16
 CORES_FOR_CPU_PROVIDERS = 4
+#: Whether a GPU's lanes share one probe process (one CUDA context a GPU:
+#: `ptxconf.gpu.probe_server`) instead of a probe worker each. Measured on an H100, warm: the
+#: same probe calls took about 21 s of worker time spread over 12 workers and contexts, 3.3 s
+#: in one process.
+SHARED_SERVER = True
 
 
 @dataclass(frozen=True)
@@ -142,14 +149,18 @@ class LaneSetup:
 
     env: tuple[tuple[str, str], ...]
     proof_cache: bool = True
+    #: The folder of the run's probe-server sockets (`ptxconf.gpu.probe_server`: one probe
+    #: process per GPU, shared by its lanes); "" gives each lane a probe worker of its own.
+    server_dir: str = ""
 
 
-def lane_setup(kernel_folder: str, proof_cache: bool = True) -> LaneSetup:
+def lane_setup(kernel_folder: str, proof_cache: bool = True, server_dir: str = "") -> LaneSetup:
     """The run's LaneSetup."""
     from ptxconf.gpu.kcache import CACHE_ENV
 
     env = {k: v for k, v in os.environ.items() if k.startswith(ENV_PREFIXES)}
-    return LaneSetup(tuple(sorted({**env, CACHE_ENV: kernel_folder}.items())), proof_cache)
+    return LaneSetup(tuple(sorted({**env, CACHE_ENV: kernel_folder}.items())), proof_cache,
+                     server_dir)
 
 
 def _enter(spec_root: str, setup: LaneSetup, device: int) -> tuple[Spec, RunContext]:
@@ -175,14 +186,28 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
     results are not yet judged against the known findings (run_lanes does that).
     `setup`: the run's `lane_setup`; `built`: the modules the main process built (`kcache.Built`
     by batch), so that the lane's session loads them without building anything itself."""
-    from ptxconf.gpu.session import SESSION_RESOURCE, open_session
+    from ptxconf.gpu.session import SESSION_RESOURCE
 
     spec, ctx = _enter(spec_root, setup, job.device)
     if built and SESSION_RESOURCE not in ctx.shared:
-        open_session(spec, ctx)
+        _session(spec, ctx, setup, job.device)
     sess = ctx.shared.get(SESSION_RESOURCE)
     if built and sess is not None:  # the modules built so far (at least this job's)
         sess.built = {**(sess.built or {}), **built}
+    private = _PRIVATE.get(job.device)
+    if sess is not None and private is not None and any(_may_fault(spec, i) for i in job.ids):
+        shared, sess.runner = sess.runner, private  # a probe that may fault: not the server
+        sess._prepared.clear()
+        try:
+            return _run_job(spec, ctx, sess, job, setup)
+        finally:
+            sess.runner = shared
+            sess._prepared.clear()
+    return _run_job(spec, ctx, sess, job, setup)
+
+
+def _run_job(spec: Spec, ctx: RunContext, sess: Any, job: Job, setup: LaneSetup
+             ) -> list[Result]:
 
     def run() -> list[Result]:
         listed = (job.device, job.provider)
@@ -202,6 +227,26 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
 
 #: Whether the lane's last job was answered by its transcript, and if not why (`run_timed_job`).
 _REPLAY: dict[str, Any] = {}
+
+
+#: Each GPU's private probe worker in this lane, kept for the cases that may fault where the
+#: lanes share a probe server (`_session`).
+_PRIVATE: dict[int, Any] = {}
+
+
+def _session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
+    """The lane's GPU session; where the run has a probe server, its runner is the server's
+    (`SharedRunner`) and the worker it came with is kept for the cases that may fault."""
+    from ptxconf.gpu.probe_server import SharedRunner
+    from ptxconf.gpu.session import open_session
+
+    sess = open_session(spec, ctx)
+    if setup.server_dir and not isinstance(sess.runner, SharedRunner):
+        own = sess.runner
+        _PRIVATE[device] = own
+        sess.runner = SharedRunner(setup.server_dir, device=device, timeout_s=own.timeout_s,
+                                   start_timeout_s=own.start_timeout_s, warm_call=own.warm_call)
+    return sess
 
 
 def _transcripts(spec: Spec) -> Transcripts:
@@ -242,6 +287,8 @@ def _probe_counters(device: int) -> tuple[int, float, float]:
 def close_lane() -> None:
     """End this lane's sessions (their probe workers exit now, not at interpreter exit)."""
     _CASES.clear()
+    while _PRIVATE:
+        _PRIVATE.popitem()[1].close()
     while _LANE:
         _, (_, ctx) = _LANE.popitem()
         ctx.close()
@@ -253,12 +300,12 @@ def warm_up(spec_root: str, setup: LaneSetup, device: int = 0
     whether the device runs sm_90a probes, how many GPUs there are, and when (seconds since
     the epoch) each step of the warm-up ended: the lane process up, the spec loaded, the probe
     worker ready, the device answered."""
-    from ptxconf.gpu.session import device_answer, open_session
+    from ptxconf.gpu.session import device_answer
 
     when = {"pid": os.getpid(), "lane_up": time.time()}
     spec, ctx = _enter(spec_root, setup, device)
     when["spec_loaded"] = time.time()
-    sess = open_session(spec, ctx)
+    sess = _session(spec, ctx, setup, device)
     sess.runner.start()  # the worker says it is ready, then starts CUDA (`device.warm`)
     when["worker_ready"] = time.time()
     problem, count = device_answer(sess.runner)
@@ -309,7 +356,9 @@ class LanePool:
                  proof_cache: bool = True, gpus: int = 1) -> None:
         self.started = time.time()
         self.spec = spec
-        self.setup = lane_setup(kernel_folder, proof_cache)
+        #: The probe servers' sockets (one server a GPU, shared by its lanes), removed at close.
+        self.server_dir = tempfile.mkdtemp(prefix="ptxconf-gpu-") if SHARED_SERVER else ""
+        self.setup = lane_setup(kernel_folder, proof_cache, self.server_dir)
         gpus = max(1, gpus)
         per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
         from ptxconf.gpu.runner import take_turns
@@ -358,6 +407,8 @@ class LanePool:
             wait(ends, timeout=30)
         for pool in self.pools:
             pool.shutdown(wait=block, cancel_futures=block)
+        if self.server_dir:
+            shutil.rmtree(self.server_dir, ignore_errors=True)
 
 
 

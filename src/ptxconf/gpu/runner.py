@@ -13,6 +13,7 @@ are kept, and the run goes on.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
 import time
@@ -127,19 +128,26 @@ def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = N
             return
         if msg is None:
             return
-        name, args, kwargs = msg
-        start = time.perf_counter()
-        try:
-            value = _resolve(name)(*args, **kwargs)
-        except BaseException as exc:  # noqa: BLE001 - every failure is reported, not raised
-            kind, fatal = _classify(exc)
-            conn.send(("error", f"{type(exc).__name__}: {exc}", kind,
-                       time.perf_counter() - start))
-            if fatal:
-                conn.close()
-                os._exit(3)
-            continue
+        if answer(conn, msg):
+            conn.close()
+            os._exit(3)
+
+
+def answer(conn: Any, msg: tuple[str, tuple[Any, ...], dict[str, Any]]) -> bool:
+    """Run one (name, args, kwargs) and send (status, value or error, kind, seconds) on
+    `conn`; True where the failure may have lost the CUDA context (the process must end)."""
+    name, args, kwargs = msg
+    start = time.perf_counter()
+    try:
+        value = _resolve(name)(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001 - every failure is reported, not raised
+        kind, fatal = _classify(exc)
+        with contextlib.suppress(OSError):
+            conn.send(("error", f"{type(exc).__name__}: {exc}", kind, time.perf_counter() - start))
+        return fatal
+    with contextlib.suppress(OSError):
         conn.send(("ok", value, None, time.perf_counter() - start))
+    return False
 
 
 class ProbeRunner:
