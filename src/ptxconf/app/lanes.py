@@ -49,11 +49,10 @@ CHUNK = 4
 #: but a few (left to the CPU providers) gets a lane, up to this many per GPU.
 MAX_AUTO_WORKERS_PER_GPU = 16
 CORES_FOR_CPU_PROVIDERS = 4
-#: Whether a GPU's lanes share one probe process (one CUDA context a GPU:
-#: `ptxconf.gpu.probe_server`) instead of a probe worker each. Measured on an H100, warm: the
-#: same probe calls took about 21 s of worker time spread over 12 workers and contexts, 3.3 s
-#: in one process.
-SHARED_SERVER = True
+#: How many probe processes a GPU's lanes share (`ptxconf.gpu.probe_server`), instead of a
+#: probe worker each. Measured on an H100, warm: the same probe calls took about 21 s of
+#: worker time spread over 12 workers and contexts, 3.3 s in one process.
+SERVERS_PER_GPU = 4
 
 
 @dataclass(frozen=True)
@@ -234,6 +233,30 @@ _REPLAY: dict[str, Any] = {}
 _PRIVATE: dict[int, Any] = {}
 
 
+#: This lane's number among its GPU's lanes (`_lane_init`): which of the GPU's probe servers
+#: it uses.
+_LANE_NUMBER = 0
+
+
+def _lane_init(lock: Any, counter: Any) -> None:
+    """A lane's first act (its pool's initializer): take the pool's CUDA start lock
+    (`runner.take_turns`) and the next lane number."""
+    from ptxconf.gpu.runner import take_turns
+
+    global _LANE_NUMBER
+    take_turns(lock)
+    with counter.get_lock():
+        _LANE_NUMBER = counter.value
+        counter.value += 1
+
+
+def servers_per_gpu() -> int:
+    """How many probe servers each GPU's lanes share: $PTXCONF_PROBE_SERVERS, else
+    SERVERS_PER_GPU; 0 gives each lane a probe worker of its own."""
+    raw = os.environ.get("PTXCONF_PROBE_SERVERS", "")
+    return int(raw) if raw.isdigit() else SERVERS_PER_GPU
+
+
 def _session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
     """The lane's GPU session; where the run has a probe server, its runner is the server's
     (`SharedRunner`) and the worker it came with is kept for the cases that may fault."""
@@ -245,7 +268,8 @@ def _session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
         own = sess.runner
         _PRIVATE[device] = own
         sess.runner = SharedRunner(setup.server_dir, device=device, timeout_s=own.timeout_s,
-                                   start_timeout_s=own.start_timeout_s, warm_call=own.warm_call)
+                                   start_timeout_s=own.start_timeout_s, warm_call=own.warm_call,
+                                   slot=_LANE_NUMBER % max(1, servers_per_gpu()))
     return sess
 
 
@@ -357,15 +381,14 @@ class LanePool:
         self.started = time.time()
         self.spec = spec
         #: The probe servers' sockets (one server a GPU, shared by its lanes), removed at close.
-        self.server_dir = tempfile.mkdtemp(prefix="ptxconf-gpu-") if SHARED_SERVER else ""
+        self.server_dir = tempfile.mkdtemp(prefix="ptxconf-gpu-") if servers_per_gpu() else ""
         self.setup = lane_setup(kernel_folder, proof_cache, self.server_dir)
         gpus = max(1, gpus)
         per = [max(1, lanes // gpus + (g < lanes % gpus)) for g in range(gpus)]
-        from ptxconf.gpu.runner import take_turns
-
         ctx = lane_context()  # each GPU's lanes start CUDA taking turns (runner.START_LOCK)
-        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=take_turns,
-                                          initargs=(ctx.Lock(),)) for n in per]
+        self.pools = [ProcessPoolExecutor(max_workers=n, mp_context=ctx, initializer=_lane_init,
+                                          initargs=(ctx.Lock(), ctx.Value("i", 0)))
+                      for n in per]
         self.warm = [pool.submit(warm_up, str(spec.root), self.setup, g)
                      for g, (pool, n) in enumerate(zip(self.pools, per, strict=True))
                      for _ in range(n)]

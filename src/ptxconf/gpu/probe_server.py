@@ -36,13 +36,13 @@ IDLE_S = 1.0
 RESENDS = 3
 
 
-def _path(folder: str, device: int, generation: int) -> str:
-    return os.path.join(folder, f"gpu{device}.{generation}")
+def _path(folder: str, name: str, generation: int) -> str:
+    return os.path.join(folder, f"{name}.{generation}")
 
 
-def _latest(folder: str, device: int) -> int:
+def _latest(folder: str, name: str) -> int:
     """The newest generation with a socket in the folder (-1: none yet)."""
-    gens = [int(p.suffix[1:]) for p in Path(folder).glob(f"gpu{device}.*")
+    gens = [int(p.suffix[1:]) for p in Path(folder).glob(f"{name}.*")
             if p.suffix[1:].isdigit()]
     return max(gens, default=-1)
 
@@ -99,9 +99,12 @@ class SharedRunner:
     """A lane's end of its GPU's probe server (`ProbeRunner`'s interface and counters)."""
 
     def __init__(self, folder: str, *, device: int | None = None, timeout_s: float = 60.0,
-                 start_timeout_s: float = 120.0, warm_call: str | None = None) -> None:
+                 start_timeout_s: float = 120.0, warm_call: str | None = None,
+                 slot: int = 0) -> None:
         self.folder = folder
         self.device = device
+        #: Which of the GPU's servers (a GPU may have a few, each its own context).
+        self.name = f"gpu{device or 0}s{slot}"
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
         self.warm_call = warm_call
@@ -125,12 +128,12 @@ class SharedRunner:
             return None
         deadline = time.monotonic() + self.start_timeout_s
         while time.monotonic() < deadline:
-            gen = max(_latest(self.folder, self._gpu()), self._generation)
-            path = _path(self.folder, self._gpu(), gen)
+            gen = max(_latest(self.folder, self.name), self._generation)
+            path = _path(self.folder, self.name, gen)
             if gen >= 0 and self._connect(path):
                 self._generation = gen
                 return None
-            if self._launch(_path(self.folder, self._gpu(), gen + 1)):
+            if self._launch(_path(self.folder, self.name, gen + 1)):
                 continue  # ours is listening now (or another lane's won the bind): connect
             time.sleep(0.02)
         return f"no probe server for GPU {self._gpu()} answered within {self.start_timeout_s} s"
