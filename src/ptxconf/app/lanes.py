@@ -219,8 +219,10 @@ def _run_job(spec: Spec, ctx: RunContext, sess: Any, job: Job, setup: LaneSetup
     _REPLAY.clear()
     if kept is None:
         return run()
+    before = dict(kept.seconds)
     replayed = kept.replay(sess, job.provider, job.ids)
-    _REPLAY.update(replayed=replayed is not None, miss=kept.miss)
+    _REPLAY.update(replayed=replayed is not None, miss=kept.miss,
+                   **{f"replay_{k}_s": round(v - before[k], 4) for k, v in kept.seconds.items()})
     return replayed if replayed is not None else kept.record(sess, job.provider, job.ids, run)
 
 

@@ -31,6 +31,7 @@ import hashlib
 import importlib
 import io
 import pickle
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -209,6 +210,8 @@ class Transcripts:
     def __init__(self, spec: Spec, root: Path | None = None) -> None:
         self.root = root or folder()
         self.miss = ""  # why the last replay did not answer
+        #: Seconds this process spent replaying: reading entries, in calls, digesting answers.
+        self.seconds = {"load": 0.0, "call": 0.0, "digest": 0.0}
         self.base = f"{VERSION}\0{code_sha256()}\0{spec_sha256(spec)}"
 
     def key(self, provider: str, ids: Sequence[str]) -> str:
@@ -242,7 +245,9 @@ class Transcripts:
         """The job's results by replay (see the module's docstring), or None: run it (and
         `self.miss` says why)."""
         self.miss = ""
+        t0 = time.perf_counter()
         entry = self._load(self.key(provider, ids))
+        self.seconds["load"] += time.perf_counter() - t0
         if entry is None or [r.id for r in entry["results"]] != list(ids):
             self.miss = "no usable transcript" if entry is None else "another job's transcript"
             return None
@@ -256,8 +261,13 @@ class Transcripts:
             if not _loaded(sess, needs):
                 self.miss = "a module it needs is not built or does not load"
                 return None
+            t0 = time.perf_counter()
             res = sess.runner.call(c.name, *c.args, timeout_s=c.timeout_s, **c.kwargs)
-            if answer_digest(res.ok, res.error_kind, res.error, res.value) != c.answer:
+            t1 = time.perf_counter()
+            digest = answer_digest(res.ok, res.error_kind, res.error, res.value)
+            self.seconds["call"] += t1 - t0
+            self.seconds["digest"] += time.perf_counter() - t1
+            if digest != c.answer:
                 now = answer_parts(res.value) if res.ok else {}
                 moved = [k for k in sorted(set(now) | set(c.parts)) if now.get(k) != c.parts.get(k)]
                 self.miss = (f"{c.name}: the answer differs"
