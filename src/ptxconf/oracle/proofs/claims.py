@@ -56,5 +56,13 @@ GENERATORS: tuple[Callable[[Spec], Iterable[Claim]], ...] = (
 
 def all_claims(spec: Spec) -> Iterator[Claim]:
     """Every claim of a spec, module by module, in row order."""
-    for generate in GENERATORS:
-        yield from generate(spec)
+    for _, claim in indexed_claims(spec):
+        yield claim
+
+
+def indexed_claims(spec: Spec) -> Iterator[tuple[int, Claim]]:
+    """`all_claims`, each with the index of the generator that made it (what the claims'
+    listing keeps: ptxconf.oracle.proofs.listing)."""
+    for index, generate in enumerate(GENERATORS):
+        for claim in generate(spec):
+            yield index, claim

@@ -1,0 +1,145 @@
+"""The claims' listing (oracle/proofs/listing.py): a run whose wanted claims are all answered by
+the proof cache reads them through the listing, generating only the claims that are not plain
+proofs (a refutation re-checks its counterexample), with the verdicts of a run that generates
+every claim; a tampered listing, or a wanted claim the cache does not answer, makes the run
+generate every claim as before."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("z3", reason="the proofs need z3-solver")
+
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Result, Status
+from ptxconf.oracle.proofs import claims as claims_mod
+from ptxconf.oracle.proofs import listing
+from ptxconf.oracle.proofs.cache import ProofCache
+from ptxconf.oracle.proofs.cases import proof_cases
+from ptxconf.oracle.spec import Spec, default_spec
+
+TIMEOUT_S = 30.0
+#: A refutation with a known finding (layouts), and two plain proofs of two other modules.
+WANTED = ("proof.layout_injective[wgmma/canonical_layouts:K_SW32]",
+          "proof.swizzle_bijective[wgmma/canonical_layouts:MN_SW64]",
+          "proof.descriptor_range[cute/gmma_descriptor:start_address]")
+
+
+@pytest.fixture(scope="module")
+def spec() -> Spec:
+    return default_spec()
+
+
+def _run(spec: Spec, wanted: tuple[str, ...] = WANTED) -> list[Result]:
+    cases = proof_cases(spec, timeout_s=TIMEOUT_S, cache=True, workers=0, wanted=set(wanted).__contains__)
+    return [spec.findings.judge(execute(c)) for c in cases if c.id in wanted]
+
+
+def _plain(results: list[Result]) -> list[tuple[Any, ...]]:
+    """What a run reports of each result, less how long it took and whether it was cached."""
+    return [(r.id, r.status, r.code, r.message,
+             {k: v for k, v in r.fields.items() if k not in ("cached", "seconds")}) for r in results]
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
+    return tmp_path / "proofs"
+
+
+def _generated(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[int]]:
+    """Records the listing's generator modules asked for, and the runs that generate every claim."""
+    modules: list[str] = []
+    whole: list[int] = []
+    real_generated, real_indexed = listing.generated, claims_mod.indexed_claims
+
+    def generated(spec: Spec, module: int) -> Any:
+        modules.append(listing.MODULES[module])
+        return real_generated(spec, module)
+
+    def indexed(spec: Spec) -> Any:
+        whole.append(1)
+        return real_indexed(spec)
+
+    monkeypatch.setattr(listing, "generated", generated)
+    monkeypatch.setattr(claims_mod, "indexed_claims", indexed)
+    return modules, whole
+
+
+def test_the_listing_modules_are_the_generators_in_order() -> None:
+    assert [g.__module__ for g in claims_mod.GENERATORS] == [
+        f"ptxconf.oracle.proofs.{m}" for m in listing.MODULES]
+
+
+def test_a_warm_run_generates_only_the_claims_that_are_not_plain_proofs(
+        spec: Spec, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cold = _run(spec)
+    assert {r.id: r.status for r in cold} == dict(zip(WANTED, (Status.DISCREPANCY, Status.PASS,
+                                                               Status.PASS), strict=True))
+    assert len(list((cache_dir / "listings").glob("*.json"))) == 1
+    modules, whole = _generated(monkeypatch)
+    warm = _run(spec)
+    assert whole == [], "a warm run generated every claim"
+    assert modules == ["layouts"], "only the refutation's module (its counterexample re-checked)"
+    assert _plain(warm) == _plain(cold)
+    assert all(r.fields.get("cached") for r in warm)
+
+
+def test_a_tampered_listing_is_not_read(spec: Spec, cache_dir: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    cold = _run(spec)
+    path = next((cache_dir / "listings").glob("*.json"))
+    data = json.loads(path.read_text())
+    data["claims"][0][2] += " and more"  # a statement edited: its digest no longer matches
+    path.write_text(json.dumps(data))
+    modules, whole = _generated(monkeypatch)
+    again = _run(spec)
+    assert whole == [1], "the tampered listing was read"
+    assert _plain(again) == _plain(cold)
+    os.unlink(path)
+    path.mkdir()  # not a regular file: not read either
+    assert listing.get(ProofCache(spec), TIMEOUT_S) is None
+
+
+def test_a_wanted_claim_the_cache_does_not_answer_generates_every_claim(
+        spec: Spec, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _run(spec, WANTED[1:])
+    modules, whole = _generated(monkeypatch)
+    _run(spec)  # WANTED[0] was never proved
+    assert whole == [1]
+    assert modules == []
+
+
+def test_a_warm_run_of_plain_proofs_imports_no_claim_module_and_no_numpy(
+        spec: Spec, cache_dir: Path) -> None:
+    """In a fresh interpreter: the cases of two cached proofs, from the listing, with neither
+    the claims' generators nor NumPy imported."""
+    wanted = WANTED[1:]
+    cold = _run(spec, wanted)
+    code = (
+        "import json, sys\n"
+        "from ptxconf.core.cases import execute\n"
+        "from ptxconf.oracle.proofs.cases import proof_cases\n"
+        "from ptxconf.oracle.spec import default_spec\n"
+        "spec = default_spec()\n"
+        f"wanted = {wanted!r}\n"
+        f"cases = proof_cases(spec, timeout_s={TIMEOUT_S}, cache=True, workers=0, "
+        "wanted=set(wanted).__contains__)\n"
+        "got = [execute(c) for c in cases if c.id in wanted]\n"
+        "print(json.dumps({'status': [r.status.value for r in got], 'message': [r.message for r in got],"
+        " 'modules': sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
+        "('ptxconf.oracle.proofs.claims', 'ptxconf.oracle.proofs.swizzles', "
+        "'ptxconf.oracle.proofs.descriptors')))}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PTXCONF_CACHE_DIR": str(cache_dir.parent)})
+    out = json.loads(done.stdout)
+    assert out["modules"] == []
+    assert out["status"] == [r.status.value for r in cold]
+    assert out["message"] == [r.message for r in cold]
