@@ -35,7 +35,7 @@ def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
     spec = spec if spec is not None else load_report_spec(meta)
     results = [with_reproduce(r, spec) for r in results]
     texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta, spec),
-             "report.html": html_report(results, meta, spec),
+             "report.html": html_report(results, meta, spec, reproduced=True),
              "summary.md": markdown_summary(results, meta),
              "codequality.json": code_quality(results, spec, bool(meta.get("strict")))}
     return write_set(out_dir, texts)

@@ -310,16 +310,19 @@ def page_template() -> jinja2.Template:
     return env.get_template("report.html.j2")
 
 
-def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None = None) -> str:
+def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None = None, *,
+                reproduced: bool = False) -> str:
     """report.html: a single self-contained page (see the module docstring). `spec`: the run's
-    own spec, where the caller has it (else `load_report_spec`)."""
+    own spec, where the caller has it (else `load_report_spec`); `reproduced`: the results carry
+    their reproduce lines already (`with_reproduce`, as write_reports gives them)."""
     try:
         template = page_template()
     except ImportError as exc:  # an offline node without jinja2 must not lose its run
         return _plain_page(results, meta, exc)
 
     spec = spec if spec is not None else load_report_spec(meta)
-    results = [with_reproduce(r, spec) for r in results]  # as results.json holds them
+    if not reproduced:
+        results = [with_reproduce(r, spec) for r in results]  # as results.json holds them
     links = spec_index(spec)
     pics = Pictures(spec)
     counts = summarize(results)

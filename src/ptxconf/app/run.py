@@ -259,7 +259,8 @@ def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx:
     CPU providers wait for it, so that until then this thread and the pool's own thread have
     the interpreter to themselves."""
     gpus = _gpus_asked(opts)
-    lanes = _lanes_asked(opts, gpus)
+    # --gpu off asks nothing of the lanes (whose module imports multiprocessing's machinery)
+    lanes = 1 if opts.gpu == "off" or not provs else _lanes_asked(opts, gpus)
     if (opts.gpu == "off" or not provs or lanes <= 1
             or importlib.util.find_spec("cupy") is None):
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start

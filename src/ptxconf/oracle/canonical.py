@@ -11,9 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from math import prod
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.oracle import hypotheses
 from ptxconf.oracle.algebra.int_tuple import flatten
@@ -22,6 +20,9 @@ from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.records import BaseOffsetRule, CanonicalLayout, atom_name
 from ptxconf.oracle.spec import Spec
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: The width every element type is normalized to.
 NORMALIZED_BITS = 128
@@ -199,6 +200,8 @@ def crd2idx_array(crd: Any, shape: Any, stride: Any) -> Any:
 def layout_values(layout: Layout, count: int) -> np.ndarray:
     """`layout(i)` for every index i in 0..count-1, as an int64 array (crd2idx_array: the
     same colexicographic split, the last mode taking what is left)."""
+    import numpy as np  # here, not at the top: a warm run answered from the caches needs none
+
     return np.asarray(crd2idx_array(np.arange(count, dtype=np.int64), layout.shape, layout.stride),
                       dtype=np.int64)
 
@@ -207,6 +210,8 @@ def smem_offsets_array(spec: Spec, q: SmemQuery) -> np.ndarray:
     """`smem_offsets` as an int64 [mn, k] array, every element at once (NumPy): the same
     layout, swizzle and phase, evaluated elementwise. The scalar `smem_offsets` is the
     reference; conformance/test_canonical.py holds the two equal over every template."""
+    import numpy as np
+
     layout, swz, bits = element_layout(spec, q)
     phase = swizzle_phase_bytes(spec, q)
     i, j = np.meshgrid(np.arange(q.mn, dtype=np.int64), np.arange(q.k, dtype=np.int64),
