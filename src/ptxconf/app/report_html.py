@@ -19,7 +19,6 @@ import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptxconf.app.report_pictures import PictureRef, Pictures, diffs, layout_key, oracle_commands
@@ -45,7 +44,6 @@ MAX_VALUE_CHARS = 20_000
 MAX_DEPTH = 3
 #: Items per list in summary.md before "... and N more".
 SUMMARY_ITEMS = 60
-TEMPLATES = Path(__file__).parent / "templates"
 
 
 def case_key(result: Result) -> str:
@@ -301,13 +299,12 @@ def _view(r: Result, links: Mapping[str, SpecLink], anchors: set[str] | None = N
 
 @functools.cache
 def page_template() -> jinja2.Template:
-    """The page's Jinja template, compiled once per process (`ptxconf check` compiles it while
-    the GPU lanes run, so that writing the report does not wait for it)."""
-    import jinja2
+    """The page's Jinja template, loaded once per process (ptxconf.app.report_template: the
+    Python shipped beside it where that is current, else compiled; `ptxconf check` loads it
+    while the GPU lanes run, so that writing the report does not wait for it)."""
+    from ptxconf.app.report_template import load
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
-                             trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
-    return env.get_template("report.html.j2")
+    return load()
 
 
 def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None = None, *,
