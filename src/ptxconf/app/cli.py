@@ -223,7 +223,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                               "digests": {r.id: result_digest(with_reproduce(r, spec))
                                           for r in completed}}
         try:
-            write_reports(out_dir, completed, meta, spec)
+            write_reports(out_dir, completed, meta, spec, cache=not args.no_cache)
         except OSError as err:  # a full disk: say so, and still end as interrupted
             print(f"ptxconf: error: {err}", file=sys.stderr)
         else:
@@ -242,7 +242,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
     try:
-        paths = write_reports(out_dir, results, meta, spec)
+        paths = write_reports(out_dir, results, meta, spec, cache=not args.no_cache)
     except OSError:  # ReportWriteError: one line from main; the verdict still reaches the log
         if not (args.json or args.quiet):
             print(text_summary(results, args.strict))

@@ -25,17 +25,18 @@ if TYPE_CHECKING:
 
 
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
-                  spec: Spec | None = None) -> list[Path]:
+                  spec: Spec | None = None, *, cache: bool = True) -> list[Path]:
     """Write results.json, junit.xml, report.html, summary.md and codequality.json; return their
     paths in that order. `spec`: the run's spec where the caller has it (the report draws from
     it, and junit.xml and codequality.json name its rows). Every result is written with its
-    `ptxconf` reproduce lines (ptxconf.app.reproduce)."""
+    `ptxconf` reproduce lines (ptxconf.app.reproduce). `cache`: report.html's pictures are
+    kept and read back (ptxconf.app.picture_cache; `check --no-cache` draws them afresh)."""
     from ptxconf.app.reproduce import with_reproduce
 
     spec = spec if spec is not None else load_report_spec(meta)
     results = [with_reproduce(r, spec) for r in results]
     texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta, spec),
-             "report.html": html_report(results, meta, spec, reproduced=True),
+             "report.html": html_report(results, meta, spec, reproduced=True, cache=cache),
              "summary.md": markdown_summary(results, meta),
              "codequality.json": code_quality(results, spec, bool(meta.get("strict")))}
     return write_set(out_dir, texts)

@@ -308,10 +308,11 @@ def page_template() -> jinja2.Template:
 
 
 def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None = None, *,
-                reproduced: bool = False) -> str:
+                reproduced: bool = False, cache: bool = False) -> str:
     """report.html: a single self-contained page (see the module docstring). `spec`: the run's
     own spec, where the caller has it (else `load_report_spec`); `reproduced`: the results carry
-    their reproduce lines already (`with_reproduce`, as write_reports gives them)."""
+    their reproduce lines already (`with_reproduce`, as write_reports gives them); `cache`: the
+    pictures' grids are kept and read back (ptxconf.app.picture_cache)."""
     try:
         template = page_template()
     except ImportError as exc:  # an offline node without jinja2 must not lose its run
@@ -321,7 +322,7 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None =
     if not reproduced:
         results = [with_reproduce(r, spec) for r in results]  # as results.json holds them
     links = spec_index(spec)
-    pics = Pictures(spec)
+    pics = Pictures(spec, cache=cache)
     counts = summarize(results)
     anchors: set[str] = set()
     references = pics.references()

@@ -168,10 +168,29 @@ class Pictures:
     """Draws pictures once each (deduplicated by content), bounded (`ptxconf.app.draw.fit`)
     and inline (`page_svg`)."""
 
-    def __init__(self, spec: Spec | None) -> None:
+    def __init__(self, spec: Spec | None, cache: bool = False) -> None:
         self.spec = spec
         self.by_key: dict[str, Picture] = {}
         self._references: list[tuple[str, PictureRef]] | None = None
+        #: Keep the grids of the pictures computed from the oracle (ptxconf.app.picture_cache).
+        self.cache = cache
+        self._spec_sha256: str | None = None
+
+    def _kept_key(self, what: Result | tuple[str, Mapping[str, str]] | None) -> str | None:
+        """The picture cache's key of a result's pictures, an oracle answer's (kind, options)
+        or (None) the references; None where nothing is kept."""
+        if not self.cache or self.spec is None:
+            return None
+        from ptxconf.app import picture_cache
+        from ptxconf.oracle.spec import spec_sha256
+
+        if self._spec_sha256 is None:
+            self._spec_sha256 = spec_sha256(self.spec)
+        if what is None:
+            return picture_cache.references_key(self._spec_sha256)
+        if isinstance(what, tuple):
+            return picture_cache.oracle_key(*what, self._spec_sha256)
+        return picture_cache.case_key(what, self._spec_sha256)
 
     def _add(self, grid: Grid, owner: str, caption: str, *, fitted: bool = False,
              max_rows: int = 0) -> PictureRef:
@@ -191,40 +210,64 @@ class Pictures:
     def case(self, result: Result) -> list[PictureRef]:
         """The pictures of a failure or discrepancy (`ptxconf.app.figures` and
         `figures_gpu`): its layout with the cells that matter marked."""
+        found = self._case_figures(result)
+        if len(found) == 2 and found[0][0].cols == found[1][0].cols \
+                and found[0][0].rows == found[1][0].rows:
+            from ptxconf.app.draw import fit_together
+
+            grids = fit_together([grid for grid, _ in found])
+            return [self._add(g, result.id, caption, fitted=True)
+                    for g, (_, caption) in zip(grids, found, strict=True)]
+        return [self._add(grid, result.id, caption) for grid, caption in found]
+
+    def _case_figures(self, result: Result) -> list[tuple[Grid, str]]:
+        """(grid, caption) of each picture of a result: kept, else computed (and kept)."""
         spec = self.spec
         if spec is None:
             return []
+        from ptxconf.app import picture_cache
+
+        key = self._kept_key(result)
+        kept = picture_cache.get(key) if key is not None else None
+        if kept is not None:
+            return [(grid, caption) for _, grid, caption in kept]
         from ptxconf.app.figures import figures
         from ptxconf.app.figures_gpu import gpu_figures
 
         try:
-            found = list(figures(result, spec)) or list(gpu_figures(result, spec))
+            drawn = list(figures(result, spec)) or list(gpu_figures(result, spec))
+            found = [(f.grid, f.caption) for f in drawn]
         except Exception:  # noqa: BLE001 - fields of another shape (an older results.json)
             return []
-        out = []
-        if len(found) == 2 and found[0].grid.cols == found[1].grid.cols \
-                and found[0].grid.rows == found[1].grid.rows:
-            from ptxconf.app.draw import fit_together
-
-            grids = fit_together([f.grid for f in found])
-            return [self._add(g, result.id, f.caption, fitted=True)
-                    for g, f in zip(grids, found, strict=True)]
-        for f in found:
-            out.append(self._add(f.grid, result.id, f.caption))
-        return out
+        if key is not None:
+            picture_cache.put(key, [("", grid, caption) for grid, caption in found])
+        return found
 
     def references(self) -> list[tuple[str, PictureRef]]:
         """(layout family, picture) of each canonical layout of the spec, drawn once."""
         if self._references is None:
-            from ptxconf.app.figures_gpu import reference_figures
-
-            try:
-                refs = reference_figures(self.spec) if self.spec is not None else []
-            except Exception:  # noqa: BLE001 - a spec without canonical layouts: none
-                refs = []
-            self._references = [(family, self._add(f.grid, "reference", f.caption))
-                                for family, f in refs]
+            self._references = [(family, self._add(grid, "reference", caption))
+                                for family, grid, caption in self._reference_figures()]
         return self._references
+
+    def _reference_figures(self) -> list[tuple[str, Grid, str]]:
+        """(layout family, grid, caption) of each canonical layout: kept, else computed."""
+        from ptxconf.app import picture_cache
+
+        key = self._kept_key(None)
+        kept = picture_cache.get(key) if key is not None else None
+        if kept is not None:
+            return kept
+        from ptxconf.app.figures_gpu import reference_figures
+
+        try:
+            refs = reference_figures(self.spec) if self.spec is not None else []
+        except Exception:  # noqa: BLE001 - a spec without canonical layouts: none
+            return []
+        found = [(family, f.grid, f.caption) for family, f in refs]
+        if key is not None:
+            picture_cache.put(key, found)
+        return found
 
     def reference(self, family: str) -> PictureRef | None:
         """A link to the reference picture of a layout family ("K-major 128B"), or None."""
@@ -262,12 +305,21 @@ class Pictures:
         if parsed is None or spec is None:
             return None
         kind, o = parsed
+        rows = SMEM_ROWS if kind == "smem-offsets" else 0  # three 8-row groups: the pattern repeats
+        from ptxconf.app import picture_cache
+
+        key = self._kept_key((kind, o))
+        kept = picture_cache.get(key) if key is not None else None
         try:
-            if kind == "smem-offsets":  # three 8-row groups: the pattern repeats below
-                return self._add(self._smem_grid(spec, o), owner, command, max_rows=SMEM_ROWS)
-            return self._add(self._fragment_grid(spec, o), owner, command)
+            if kept is not None and len(kept) == 1:
+                return self._add(kept[0][1], owner, command, max_rows=rows)
+            grid = self._smem_grid(spec, o) if kind == "smem-offsets" else self._fragment_grid(spec, o)
+            ref = self._add(grid, owner, command, max_rows=rows)
         except Exception:  # noqa: BLE001 - a picture that cannot be drawn is left out
             return None
+        if key is not None:
+            picture_cache.put(key, [("", grid, "")])
+        return ref
 
     @staticmethod
     def _smem_grid(spec: Spec, o: Mapping[str, str]) -> Grid:
