@@ -17,7 +17,7 @@ import numpy as np
 from . import build
 from .ldmatrix import WarpMatrixVariant
 from .mma_sync import MmaSyncVariant
-from .transcript import VARIES
+from .transcript import ECHO, VARIES
 from .variants import WgmmaVariant, WmmaVariant
 
 #: Each operand's region of the shared-memory image starts on this boundary; the kernel
@@ -86,7 +86,7 @@ def _launch(kernel: Any, threads: int, args: tuple[object, ...], smem_bytes: int
 class WgmmaDump:
     """What one wgmma probe returned, raw."""
 
-    variant: WgmmaVariant
+    variant: WgmmaVariant = field(metadata={ECHO: "the call's variant"})
     regs: np.ndarray  # uint32 [warpgroup threads, nreg_d]: accumulator words per thread after the MMA
     smem_base_address: int  # the shared-memory address of the image's first byte
     a_start_address: int | None  # shared-memory address of A's first byte (None: RS form)
@@ -362,7 +362,7 @@ def run_warp_matrix(variant: WarpMatrixVariant, module: tuple[WarpMatrixVariant,
 class WmmaDump:
     """What one wmma probe returned, raw."""
 
-    variant: WmmaVariant
+    variant: WmmaVariant = field(metadata={ECHO: "the call's variant"})
     words: np.ndarray  # uint32 [warp threads, fragment words]: loaded (load) or given (store) per lane
     memory: bytes  # the matrix memory after the probe (a store wrote into it)
     fragment_bytes: int  # sizeof(fragment.x), as the compiled header has it

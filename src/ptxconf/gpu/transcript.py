@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
+import functools
 import hashlib
 import importlib
 import io
@@ -56,6 +57,8 @@ KEPT = frozenset({Status.PASS, Status.DISCREPANCY})
 #: A dataclass field whose metadata holds this key differs run to run and no case reads it (a
 #: device pointer, say): answers are compared without it. The value says why.
 VARIES = "ptxconf.transcript.varies"
+#: A field that echoes the call's own input (a dump's variant): compared through the call.
+ECHO = "ptxconf.transcript.echo"
 
 
 def folder() -> Path:
@@ -67,53 +70,43 @@ def folder() -> Path:
 
 
 def answer_digest(ok: bool, error_kind: str | None, error: str | None, value: Any) -> str:
-    """blake2b of a probe answer in a canonical form (the worker's pid and seconds left out):
-    the same answer gives the same digest in any process, whatever its hash seed."""
+    """blake2b of a probe answer in a canonical form: pickled, with the dataclass fields that
+    vary run to run (VARIES) or echo the call's own input (ECHO) left out (the worker's pid and
+    seconds are never part of it). Equal answers give equal digests in any process; where an
+    answer held a set, whose order follows the process's hash seed, the digest may differ and
+    the job only runs in full."""
     h = hashlib.blake2b(digest_size=20)
-    _feed(h, (ok, error_kind, error, value))
+    _Canonical(_Sink(h), protocol=5).dump((ok, error_kind, error, value))
     return h.hexdigest()
 
 
-def _feed(h: Any, value: Any) -> None:
-    """Feed `value` to `h`, tagged by kind, containers in a fixed order."""
-    import numpy as np
+class _Sink:
+    """A file whose writes go to a hash."""
 
-    if value is None or isinstance(value, bool | int | float | complex | str):
-        h.update(f"{type(value).__name__}:{value!r};".encode())
-    elif isinstance(value, bytes | bytearray | memoryview):
-        data = bytes(value)
-        h.update(b"bytes:%d:" % len(data) + data)
-    elif isinstance(value, np.ndarray):
-        arr = np.ascontiguousarray(value)
-        h.update(f"nd:{arr.dtype.str}:{arr.shape}:".encode() + arr.tobytes())
-    elif isinstance(value, np.generic):
-        _feed(h, np.asarray(value))
-    elif isinstance(value, enum.Enum):
-        h.update(f"enum:{type(value).__qualname__}.{value.name};".encode())
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        h.update(f"dc:{type(value).__qualname__}(".encode())
-        for f in dataclasses.fields(value):
-            if f.metadata.get(VARIES):
-                continue
-            h.update(f.name.encode() + b"=")
-            _feed(h, getattr(value, f.name))
-        h.update(b")")
-    elif isinstance(value, dict):
-        h.update(b"dict{")
-        for k, v in value.items():
-            _feed(h, k)
-            _feed(h, v)
-        h.update(b"}")
-    elif isinstance(value, list | tuple):
-        h.update(f"{type(value).__name__}[".encode())
-        for v in value:
-            _feed(h, v)
-        h.update(b"]")
-    elif isinstance(value, set | frozenset):
-        parts = sorted(answer_digest(True, None, None, v) for v in value)
-        h.update(("set{" + ",".join(parts) + "}").encode())
-    else:  # an unknown kind: its repr (which may differ run to run: then the job just reruns)
-        h.update(f"other:{type(value).__qualname__}:{value!r};".encode())
+    def __init__(self, h: Any) -> None:
+        self.write = h.update
+
+
+@functools.cache
+def _kept_fields(cls: type) -> tuple[str, ...] | None:
+    """A dataclass's fields an answer's digest covers; None where that is all of them."""
+    fields = dataclasses.fields(cls)
+    kept = tuple(f.name for f in fields if not (f.metadata.get(VARIES) or f.metadata.get(ECHO)))
+    return None if len(kept) == len(fields) else kept
+
+
+def _parts_of(cls_name: str, *items: Any) -> None:
+    """Stands for a dataclass less its left-out fields in a digest (never called)."""
+
+
+class _Canonical(pickle.Pickler):
+    def reducer_override(self, obj: Any) -> Any:
+        cls = type(obj)
+        if dataclasses.is_dataclass(cls) and not isinstance(obj, type):
+            kept = _kept_fields(cls)
+            if kept is not None:
+                return _parts_of, (cls.__qualname__, *(getattr(obj, k) for k in kept))
+        return NotImplemented
 
 
 # --- reading entries safely ---------------------------------------------------------------
@@ -153,7 +146,8 @@ def answer_parts(value: Any) -> dict[str, str]:
     two levels): where a replayed answer differs, they name what differs."""
     def parts(v: Any, at: str, depth: int) -> dict[str, str]:
         if depth and dataclasses.is_dataclass(v) and not isinstance(v, type):
-            return {k: d for f in dataclasses.fields(v) if not f.metadata.get(VARIES)
+            return {k: d for f in dataclasses.fields(v)
+                    if not (f.metadata.get(VARIES) or f.metadata.get(ECHO))
                     for k, d in parts(getattr(v, f.name), f"{at}.{f.name}", depth - 1).items()}
         if depth and isinstance(v, list | tuple) and len(v) <= 4096:
             return {k: d for i, x in enumerate(v)
@@ -315,4 +309,5 @@ def _loaded(sess: Any, needs: Sequence[str]) -> bool:
     return True
 
 
-__all__ = ["MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest", "answer_parts", "folder"]
+__all__ = ["ECHO", "MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest",
+           "answer_parts", "folder"]
