@@ -65,6 +65,7 @@ def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, 
                     "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
                     "witness": data["meta"].get("witness"),
                     "from_cache": data["meta"].get("from_cache"),
+                    "replayed": sum(1 for r in results if (r.get("fields") or {}).get("replayed")),
                     "computed": _computed(results),
                     "run_seconds": data["meta"].get("seconds")})
     else:
@@ -116,6 +117,10 @@ def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
     if all("wait_s" in j for j in timeline):
         out["lanes_wait_s"] = round(sum(j["wait_s"] for j in timeline), 2)
         out["probe_s"] = round(sum(j["probe_s"] for j in timeline), 2)
+    if any("replayed" in j for j in timeline):  # transcripts (ptxconf.gpu.transcript)
+        out["jobs_replayed"] = sum(1 for j in timeline if j.get("replayed"))
+        for part in ("load", "call", "digest"):
+            out[f"replay_{part}_s"] = round(sum(j.get(f"replay_{part}_s", 0.0) for j in timeline), 2)
     return out
 
 

@@ -180,6 +180,16 @@ def from_cache_line(counts: dict[str, int]) -> str | None:
     return f"from the caches: {said} results (--no-cache computes them again)"
 
 
+def replayed_line(results: list[Result]) -> str | None:
+    """One line on the GPU cases whose host work a kept transcript answered (the probes ran;
+    `ptxconf.gpu.transcript`), or None."""
+    n = sum(1 for r in results if r.fields.get("replayed"))
+    if not n:
+        return None
+    return (f"replayed: {n} GPU cases took their kept results: the GPU gave every recorded "
+            "answer again, so their host work was not redone (--no-cache redoes it)")
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.app.progress import progress
@@ -266,6 +276,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(witness_line(meta["witness"]))
     if (kept := from_cache_line(meta["from_cache"])) is not None:
         print(kept)
+    if (replays := replayed_line(results)) is not None:
+        print(replays)
     if (rejected := cache_rejected_line(results)) is not None:
         print(rejected)
     if args.verify_cache:

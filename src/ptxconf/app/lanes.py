@@ -50,9 +50,10 @@ CHUNK = 4
 MAX_AUTO_WORKERS_PER_GPU = 16
 CORES_FOR_CPU_PROVIDERS = 4
 #: How many probe processes a GPU's lanes share (`ptxconf.gpu.probe_server`), instead of a
-#: probe worker each. Measured on an H100, warm: the same probe calls took about 21 s of
-#: worker time spread over 12 workers and contexts, 3.3 s in one process.
-SERVERS_PER_GPU = 4
+#: probe worker each. Measured on an H100, warm, 12 lanes replaying their transcripts: 12
+#: private workers 6.8 s (18 s of probe time: a dozen contexts take turns on the GPU), one
+#: server 8.2-8.4 s (4 s of probe time, but the lanes queue on it), two 6.8-7.0 s (5.3 s).
+SERVERS_PER_GPU = 2
 
 
 @dataclass(frozen=True)

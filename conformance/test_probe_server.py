@@ -1,0 +1,93 @@
+"""The probe server a GPU's lanes share (ptxconf.gpu.probe_server): one process answers every
+lane's calls; a call that loses the CUDA context fails alone and the others go on at the next
+server; a hung call is killed; a server with no lane left ends. Shown with the runner's
+self-test probes (no GPU needed), the lanes played by processes of a fresh interpreter."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+from ptxconf.gpu.probe_server import IDLE_S
+
+SCRIPT = textwrap.dedent("""
+    import json, multiprocessing as mp, sys
+    from ptxconf.gpu.probe_server import SharedRunner
+
+    def lane(folder, k, plan, q):
+        r = SharedRunner(folder, device=0, timeout_s=float(plan.get("timeout", 20)),
+                         start_timeout_s=20)
+        out = []
+        for step in plan["steps"][k]:
+            name, args = step[0], step[1:]
+            res = r.call(name, *args)
+            out.append([name, res.ok, res.error_kind, res.worker_pid])
+        r.close()
+        q.put((k, out))
+
+    if __name__ == "__main__":
+        folder, plan = sys.argv[1], json.loads(sys.argv[2])
+        q = mp.get_context("spawn").Queue()
+        lanes = [mp.get_context("spawn").Process(target=lane, args=(folder, k, plan, q))
+                 for k in range(len(plan["steps"]))]
+        for p in lanes:
+            p.start()
+        got = dict(q.get(timeout=60) for _ in lanes)
+        for p in lanes:
+            p.join()
+        print(json.dumps([got[k] for k in range(len(lanes))]))
+""")
+
+
+def _lanes(tmp_path: Path, steps: list[list[list[object]]], **plan: object) -> list[list[list]]:
+    script = tmp_path / "lanes.py"
+    script.write_text(SCRIPT)
+    folder = tmp_path / "sockets"
+    folder.mkdir()
+    out = subprocess.run([sys.executable, str(script), str(folder),
+                          json.dumps({"steps": steps, **plan})],
+                         capture_output=True, text=True, timeout=120, check=True)
+    return json.loads(out.stdout)
+
+
+SLEEP = ["runner.selftest_sleep", 0.02]
+
+
+def test_lanes_share_one_server_and_a_fault_fails_only_its_own_call(tmp_path: Path) -> None:
+    fault = ["runner.selftest_cuda_fault", "the context is lost"]
+    lanes = _lanes(tmp_path, [[SLEEP] * 3 + [fault] + [SLEEP] * 3, [SLEEP] * 7, [SLEEP] * 7])
+    calls = [c for lane in lanes for c in lane]
+    failed = [c for c in calls if not c[1]]
+    assert failed == [["runner.selftest_cuda_fault", False, "cuda", failed[0][3]]]
+    assert len(calls) == 21
+    servers = {c[3] for c in calls}
+    assert len(servers) == 2  # the first, and the one after the fault: never one a lane
+    first_server = lanes[0][0][3]
+    assert all(c[3] != first_server for c in lanes[0][4:])  # after its fault, a new server
+
+
+def test_a_hung_call_is_killed_and_the_next_call_meets_a_new_server(tmp_path: Path) -> None:
+    [lane] = _lanes(tmp_path, [[SLEEP, ["runner.selftest_sleep", 30], SLEEP]], timeout=1.0)
+    assert [c[1:3] for c in lane] == [[True, None], [False, "timeout"], [True, None]]
+    assert lane[0][3] == lane[1][3] != lane[2][3]
+
+
+def test_a_server_with_no_lane_left_ends(tmp_path: Path) -> None:
+    [lane] = _lanes(tmp_path, [[SLEEP]])
+    pid = lane[0][3]
+    deadline = time.monotonic() + IDLE_S + 9
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the probe server {pid} still runs {IDLE_S + 9} s after its last "
+                             "lane left")
+    assert list((tmp_path / "sockets").iterdir()) == []  # its socket is gone too

@@ -1,0 +1,180 @@
+"""GPU job transcripts (ptxconf.gpu.transcript): a warm run replays a job's probe calls and
+takes the kept results only where every answer is the recorded one; anything else runs the job
+in full. Shown against the emulator, which stands in for the probe worker."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from emulator import SPEC, Emulator, emulated_context
+
+from ptxconf.app.lanes import group_ids
+from ptxconf.app.providers import provider
+from ptxconf.core.cases import execute
+from ptxconf.core.results import Status
+from ptxconf.core.trust import sign
+from ptxconf.gpu import transcript as T
+from ptxconf.gpu.probes import WmmaDump
+from ptxconf.gpu.session import SESSION_RESOURCE
+from ptxconf.gpu.variants import wmma_probe_variants
+
+
+def _job(name: str, n: int = 0) -> tuple[str, tuple[str, ...]]:
+    """The n-th lane job of a GPU provider, as the lanes cut them."""
+    prov = provider(name)
+    ids = list(prov.case_ids(SPEC) or [])
+    return name, group_ids(SPEC, prov, ids)[n]
+
+
+def _run(emu: Emulator, kept: T.Transcripts, name: str, ids: tuple[str, ...],
+         ran: list[str] | None = None):
+    """The job's results as a lane gets them: by replay, else run (and recorded)."""
+    ctx = emulated_context(emu)
+    try:
+        cases = {c.id: c for c in provider(name).load(SPEC, ctx)}
+        sess = ctx.shared.get(SESSION_RESOURCE)
+        if sess is None:  # the session opens with the first case that asks for it
+            execute(cases[ids[0]])
+            sess = ctx.shared[SESSION_RESOURCE]
+        got = kept.replay(sess, name, ids)
+        if got is not None:
+            return got, True
+
+        def run():
+            if ran is not None:
+                ran.append(name)
+            return [execute(cases[i]) for i in ids]
+
+        return kept.record(sess, name, ids, run), False
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("name", ["gpu-sweep", "gpu-wmma", "gpu-ldmatrix", "gpu-tma_pairing"])
+def test_a_replayed_job_gives_the_results_its_run_gave(tmp_path: Path, name: str) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = _job(name)
+    first, replayed = _run(Emulator(SPEC), kept, prov, ids)
+    assert not replayed
+    assert all(r.status is Status.PASS for r in first)
+    assert len(list(tmp_path.iterdir())) == 1
+    ran: list[str] = []
+    emu = Emulator(SPEC)
+    again, replayed = _run(emu, kept, prov, ids, ran)
+    assert replayed, kept.miss
+    assert not ran
+    assert [(r.id, r.status, r.message, r.code) for r in again] == \
+        [(r.id, r.status, r.message, r.code) for r in first]
+    assert all(r.fields.pop("replayed") for r in again)
+    assert [r.fields for r in again] == [r.fields for r in first]
+    assert sum(n for c, n in emu.calls.items() if c.startswith("run_")) >= 1  # the GPU was asked
+
+
+def test_an_answer_unlike_the_recorded_one_runs_the_job_in_full(tmp_path: Path) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = _job("gpu-sweep")
+    _run(Emulator(SPEC), kept, prov, ids)
+    ran: list[str] = []
+    results, replayed = _run(Emulator(SPEC, wrong="k_off_by_one"), kept, prov, ids, ran)
+    assert not replayed
+    assert ran == [prov]
+    assert kept.miss.startswith("run_wgmma_sweep: the answer differs in ")
+    assert all(r.status is Status.FAIL for r in results)  # this run's own verdicts
+
+
+def test_a_job_with_a_failing_case_keeps_no_transcript(tmp_path: Path) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = _job("gpu-sweep")
+    results, _ = _run(Emulator(SPEC, wrong="k_off_by_one"), kept, prov, ids)
+    assert any(r.status is Status.FAIL for r in results)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_transcript_of_another_device_is_not_replayed(tmp_path: Path) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = _job("gpu-ldmatrix")
+    _run(Emulator(SPEC), kept, prov, ids)
+    [path] = tmp_path.iterdir()
+    entry = kept._load(path.stem)
+    assert entry is not None
+    entry["device"] = "NVIDIA H200 (cc 9.0)"
+    _write(path, entry)
+    _, replayed = _run(Emulator(SPEC), kept, prov, ids)
+    assert not replayed
+    assert kept.miss == "recorded on NVIDIA H200 (cc 9.0)"
+
+
+def _write(path: Path, entry: object, payload: bytes | None = None) -> None:
+    payload = pickle.dumps(entry, protocol=5) if payload is None else payload
+    path.write_bytes(T.MAGIC + sign(path.stem, payload).encode() + b"\n" + payload)
+
+
+class _Boom:
+    """Unpickling this runs os.system: a planted entry's attempt at running code."""
+
+    def __reduce__(self):
+        return (os.system, ("touch /tmp/ptxconf-transcript-pwned",))
+
+
+@pytest.mark.parametrize("form", ["edited", "code", "symlink", "truncated"])
+def test_a_hostile_entry_is_never_used_and_runs_nothing(tmp_path: Path, form: str) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = _job("gpu-ldmatrix")
+    first, _ = _run(Emulator(SPEC), kept, prov, ids)
+    [path] = tmp_path.iterdir()
+    data = path.read_bytes()
+    marker = Path("/tmp/ptxconf-transcript-pwned")
+    marker.unlink(missing_ok=True)
+    if form == "edited":  # a byte of the payload changed, the digest left
+        path.write_bytes(data[:-40] + bytes([data[-40] ^ 1]) + data[-39:])
+    elif form == "code":  # signed correctly (no $PTXCONF_CACHE_KEY here), but builds os.system
+        _write(path, {"version": T.VERSION, "calls": [_Boom()], "results": []})
+    elif form == "symlink":
+        other = tmp_path / "elsewhere"
+        path.rename(other)
+        path.symlink_to(other)
+    else:
+        path.write_bytes(data[: len(data) // 2])
+    ran: list[str] = []
+    results, replayed = _run(Emulator(SPEC), kept, prov, ids, ran)
+    assert not replayed
+    assert ran == [prov]
+    assert kept.miss == "no usable transcript"
+    assert not marker.exists()
+    assert [r.status for r in results] == [r.status for r in first]
+
+
+def test_an_answer_digest_leaves_out_what_varies_and_what_echoes_the_call() -> None:
+    v = wmma_probe_variants(SPEC)[0]
+    words = np.arange(64, dtype=np.uint32).reshape(32, 2)
+    one = WmmaDump(v, words, b"\x01" * 8, 16, 8, 0x1000, False)
+    other_pointer = WmmaDump(v, words, b"\x01" * 8, 16, 8, 0x7F00, False)
+    other_words = WmmaDump(v, words + 1, b"\x01" * 8, 16, 8, 0x1000, False)
+    digest = T.answer_digest(True, None, None, [one])
+    assert T.answer_digest(True, None, None, [other_pointer]) == digest
+    assert T.answer_digest(True, None, None, [other_words]) != digest
+    assert T.answer_digest(False, "cuda", "x", None) != T.answer_digest(False, "cuda", "y", None)
+    assert set(T.answer_parts([other_words])) == set(T.answer_parts([one]))
+    assert "[0].words" in {k for k in T.answer_parts([one])
+                          if T.answer_parts([one])[k] != T.answer_parts([other_words])[k]}
+
+
+def test_an_answer_digest_is_the_same_in_a_process_of_another_hash_seed() -> None:
+    answer = {"regs": np.arange(12, dtype=np.uint32), "names": ("a", "b"), "n": 3, "f": 0.5}
+    code = textwrap.dedent("""
+        import numpy as np
+        from ptxconf.gpu.transcript import answer_digest
+        answer = {"regs": np.arange(12, dtype=np.uint32), "names": ("a", "b"), "n": 3, "f": 0.5}
+        print(answer_digest(True, None, None, answer))
+    """)
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == T.answer_digest(True, None, None, answer)
