@@ -178,3 +178,15 @@ def test_an_answer_digest_is_the_same_in_a_process_of_another_hash_seed() -> Non
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == T.answer_digest(True, None, None, answer)
+
+
+def test_pruning_removes_the_least_recently_used_transcripts_first(tmp_path: Path) -> None:
+    for n, name in enumerate(["old", "used", "new"]):
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(b"x" * 100)
+        os.utime(path, (1000 + n, 1000 + n))
+    os.utime(tmp_path / "used.bin", (5000, 5000))  # replayed lately
+    assert T.prune(tmp_path, max_bytes=250) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.bin", "used.bin"]
+    assert T.prune(tmp_path, max_bytes=100) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["used.bin"]

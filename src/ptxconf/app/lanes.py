@@ -435,6 +435,10 @@ class LanePool:
             pool.shutdown(wait=block, cancel_futures=block)
         if self.server_dir:
             shutil.rmtree(self.server_dir, ignore_errors=True)
+        if self.setup.proof_cache:
+            from ptxconf.gpu.transcript import prune
+
+            prune()
 
 
 

@@ -31,6 +31,7 @@ import functools
 import hashlib
 import importlib
 import io
+import os
 import pickle
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +48,8 @@ VERSION = 1
 MAGIC = b"ptxconf-transcript\n"
 #: The largest entry read (a sweep module of N = 256 variants is a few MiB).
 MAX_ENTRY_BYTES = 256 << 20
+#: The most the transcripts folder keeps (`prune`: least recently used first out).
+MAX_FOLDER_BYTES = 2 << 30
 #: Calls that load modules into the worker: session state, not probes (`needs` covers them).
 MODULE_CALLS = frozenset({"load_module", "prepare_wgmma", "prepare_wmma"})
 #: Statuses a kept job's results may have: a failing case always runs in full, so that its
@@ -268,6 +271,8 @@ class Transcripts:
                              + (f" in {', '.join(moved[:3])}" if moved and res.ok else
                                 f" ({res.error_kind}: {res.error})" if not res.ok else ""))
                 return None
+        with contextlib.suppress(OSError):  # used: the last to go when the folder is pruned
+            os.utime(self.root / f"{self.key(provider, ids)}.bin")
         return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
                 for r in entry["results"]]
 
@@ -294,6 +299,27 @@ class Transcripts:
         return results
 
 
+def prune(root: Path | None = None, max_bytes: int = MAX_FOLDER_BYTES) -> int:
+    """Remove the least recently used transcripts until the folder holds at most `max_bytes`
+    (a run of the bundled spec keeps about 120 MB; each edit of the spec or the code starts a
+    new set); how many were removed."""
+    root = root or folder()
+    try:
+        entries = [(p.stat().st_mtime, p.stat().st_size, p) for p in root.glob("*.bin")]
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in entries)
+    removed = 0
+    for _, size, path in sorted(entries, key=lambda e: e[0]):
+        if total <= max_bytes:
+            break
+        with contextlib.suppress(OSError):
+            path.unlink()
+            removed += 1
+        total -= size
+    return removed
+
+
 def _loaded(sess: Any, needs: Sequence[str]) -> bool:
     """Load the modules a replayed job needs into the session's current worker (again after a
     restart); False where one is not built here or does not load."""
@@ -310,4 +336,4 @@ def _loaded(sess: Any, needs: Sequence[str]) -> bool:
 
 
 __all__ = ["ECHO", "MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest",
-           "answer_parts", "folder"]
+           "answer_parts", "folder", "prune"]
