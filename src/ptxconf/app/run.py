@@ -89,6 +89,9 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
                      f"the provider could not list its cases: {type(exc).__name__}: {exc}",
                      code="raised", provider=prov.name)
         return
+    if prov.gpu and opts.proof_cache:
+        yield from _gpu_jobs(prov, spec, opts, ctx, cases)
+        return
     whole = True
     for c in cases:
         if c.id in opts.done:
@@ -104,6 +107,40 @@ def _provider_results(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunCont
             whole = False
     if store is not None and whole:
         store.put_listing([c.id for c in cases])
+
+
+def _gpu_jobs(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext,
+              cases: list[Case]) -> Iterator[Result]:
+    """A GPU provider's cases in this process (no lanes), in case order, run in the jobs the
+    lanes cut: each job answered by its kept transcript where the GPU gives every recorded
+    answer again (`ptxconf.gpu.transcript`), else run and recorded, as a lane does."""
+    from ptxconf.app.lanes import group_ids
+    from ptxconf.gpu.session import open_session
+    from ptxconf.gpu.transcript import Transcripts
+
+    by_id = {c.id: c for c in cases}
+    wanted = [c.id for c in cases if c.id not in opts.done and _selected_id(c.id, opts.only)]
+    job_of = {i: ids for ids in group_ids(spec, prov, wanted) for i in ids}
+    kept = spec.memo(("run.transcripts",), lambda: Transcripts(spec))
+    sess = open_session(spec, ctx)
+    ready: dict[str, Result] = {}
+    for c in cases:
+        if c.id in opts.done:
+            yield opts.done[c.id]
+            continue
+        if c.id not in job_of:
+            continue
+        if c.id not in ready:
+            ids = job_of[c.id]
+
+            def run(ids: tuple[str, ...] = ids) -> list[Result]:
+                return [execute(by_id[i]) for i in ids]
+
+            got = kept.replay(sess, prov.name, ids)
+            for r in got if got is not None else kept.record(sess, prov.name, ids, run):
+                ready[r.id] = r
+        interrupts.check()
+        yield spec.findings.judge(ready.pop(c.id))
 
 
 def _all_kept(store: OutcomeCache, spec: Spec, opts: RunOptions) -> list[Result] | None:
