@@ -28,7 +28,7 @@ from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
 
-from .runner import ProbeResult, answer, pin_device
+from .runner import ProbeResult, answer, map_calls, pin_device
 
 #: How long a server with no lane connected waits for one before it ends (seconds).
 IDLE_S = 1.0
@@ -245,12 +245,7 @@ class SharedRunner:
 
     def map(self, calls: Any, *, timeout_s: float | None = None) -> list[ProbeResult]:
         """Run each (name, args, kwargs) in order; a failure never stops the rest."""
-        out = []
-        for name, args, kwargs in calls:
-            kw = dict(kwargs)
-            limit = kw.pop("timeout_s", timeout_s)
-            out.append(self.call(name, *args, timeout_s=limit, **kw))
-        return out
+        return map_calls(self, calls, timeout_s)
 
 
 __all__ = ["IDLE_S", "SharedRunner"]

@@ -276,12 +276,19 @@ class ProbeRunner:
 
         A call's own `timeout_s` in its kwargs overrides the one given here.
         """
-        out = []
-        for name, args, kwargs in calls:
-            kw = dict(kwargs)
-            limit = kw.pop("timeout_s", timeout_s)
-            out.append(self.call(name, *args, timeout_s=limit, **kw))
-        return out
+        return map_calls(self, calls, timeout_s)
+
+
+def map_calls(runner: Any, calls: Iterable[tuple[str, tuple[Any, ...], dict[str, Any]]],
+              timeout_s: float | None) -> list[ProbeResult]:
+    """`runner.call` for each (name, args, kwargs) in order (a call's own `timeout_s` in its
+    kwargs overriding the one given): every runner's `map`."""
+    out = []
+    for name, args, kwargs in calls:
+        kw = dict(kwargs)
+        limit = kw.pop("timeout_s", timeout_s)
+        out.append(runner.call(name, *args, timeout_s=limit, **kw))
+    return out
 
 
 # --- self-test probes: the isolation machinery, checkable on a machine with no GPU ----------

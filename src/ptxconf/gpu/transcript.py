@@ -44,6 +44,8 @@ from ptxconf.core.results import Result, Status
 from ptxconf.core.trust import cache_root, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
 
+from .runner import map_calls
+
 VERSION = 1
 MAGIC = b"ptxconf-transcript\n"
 #: The largest entry read (a sweep module of N = 256 variants is a few MiB).
@@ -193,12 +195,7 @@ class Recorder:
         return res
 
     def map(self, calls: Any, *, timeout_s: float | None = None) -> list[Any]:
-        out = []
-        for name, args, kwargs in calls:
-            kw = dict(kwargs)
-            limit = kw.pop("timeout_s", timeout_s)
-            out.append(self.call(name, *args, timeout_s=limit, **kw))
-        return out
+        return map_calls(self, calls, timeout_s)
 
 
 class Transcripts:
