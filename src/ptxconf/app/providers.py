@@ -38,9 +38,9 @@ def _module_problem(module: str, hint: str) -> Callable[[], str | None]:
 
 
 def _nvrtc_problem() -> str | None:
-    from ptxconf.gpu import build
+    from ptxconf.gpu import toolchain  # its stamp: cuda-bindings is loaded where it changed
 
-    return build.nvrtc_problem()
+    return toolchain.kept_nvrtc_problem()
 
 
 def _gpu_problem() -> str | None:
@@ -49,7 +49,13 @@ def _gpu_problem() -> str | None:
     return gpu_problem()
 
 
-Z3 = Requirement("z3-solver", _module_problem("z3", "pip install z3-solver"))
+def _z3_problem() -> str | None:
+    from ptxconf.oracle.proofs.cache import z3_problem  # its stamp: Z3 is imported where it changed
+
+    return z3_problem()
+
+
+Z3 = Requirement("z3-solver", _z3_problem)
 NVRTC = Requirement("NVRTC", _nvrtc_problem)
 CUPY = Requirement("CuPy", _module_problem("cupy", "pip install cupy-cuda13x on a GPU node"))
 GPU = Requirement("sm_90a GPU", _gpu_problem)
@@ -164,7 +170,7 @@ REGISTRY: tuple[Provider, ...] = (
              cache_key="ptxconf.app.providers:_no_tools"),
     Provider("proofs", "ptxconf.oracle.proofs.cases:provider_cases", (Z3,)),
     Provider("assembler-witness", "ptxconf.gpu.witness:provider_cases", (NVRTC,),
-             ids="ptxconf.gpu.witness:case_keys", cache_key="ptxconf.gpu.witness:tool_versions"),
+             ids="ptxconf.gpu.witness:case_keys", cache_key="ptxconf.gpu.toolchain:witness_versions"),
     # The GPU families (ptxconf.gpu.families): the device first, then every instruction variant
     # (its products and D map: a broken D map explains the rest), then the shared-memory maps,
     # address, hypotheses, the explain gallery, the mma.sync atoms, ldmatrix/stmatrix, the TMA

@@ -26,12 +26,15 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+# NVRTC's presence and version are asked in toolchain (which keeps them for warm runs).
+from .toolchain import ARCH_OPTIONS as ARCH_OPTIONS
+from .toolchain import nvrtc_problem as nvrtc_problem
+from .toolchain import nvrtc_version as nvrtc_version
 from .variants import WgmmaVariant, WmmaVariant
 
 if TYPE_CHECKING:  # the families' modules import the checks they share: loaded where used
     from .ldmatrix import WarpMatrixVariant
 
-ARCH_OPTIONS: tuple[str, ...] = ("-arch=sm_90a", "-std=c++17")
 #: NVRTC's fast-compile mode, used from NVRTC 13 on (`arch_options`): a probe kernel is one
 #: instruction between loads and stores, so how fast it runs does not matter, and the compile
 #: takes a third to a half of the time (an N=256 module of 24 kernels: 2.6 s -> 1.4 s). The
@@ -233,28 +236,6 @@ class CompileResult:
     cubin: bytes | None
     ptx: str | None
     seconds: float
-
-
-def nvrtc_problem() -> str | None:
-    """Why NVRTC cannot be used here (None when it can)."""
-    try:
-        from cuda.bindings import nvrtc
-
-        err, major, minor = nvrtc.nvrtcVersion()
-        if int(err) != 0:
-            return f"nvrtcVersion failed: {err}"
-    except Exception as exc:  # noqa: BLE001 - the reason is the message
-        return (f"NVRTC unavailable ({type(exc).__name__}: {exc}); install cuda-bindings and "
-                "nvidia-cuda-nvrtc (pip install 'ptxconf[compile]')")
-    return None
-
-
-def nvrtc_version() -> tuple[int, int]:
-    """(major, minor) of the NVRTC that cuda-bindings loads."""
-    from cuda.bindings import nvrtc
-
-    _, major, minor = nvrtc.nvrtcVersion()
-    return int(major), int(minor)
 
 
 def _check(result: Any) -> Any:

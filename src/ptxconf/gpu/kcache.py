@@ -32,6 +32,7 @@ from ptxconf.core.atomic import write_atomic
 from ptxconf.core.trust import read_regular, sign
 
 from .build import nvrtc_compile, nvrtc_version
+from .toolchain import driver_version
 
 CACHE_ENV = "PTXCONF_KERNEL_CACHE"
 
@@ -75,17 +76,6 @@ def folder_for(use_cache: bool) -> Path:
 
 
 @functools.cache
-def driver_version() -> str:
-    """The CUDA driver's version, or 'none' where no driver is installed."""
-    try:
-        from cuda.bindings import driver
-
-        err, version = driver.cuDriverGetVersion()
-        return str(version) if int(err) == 0 else "none"
-    except Exception:  # noqa: BLE001 - no driver library: a CPU machine
-        return "none"
-
-
 def module_key(m: Module) -> str:
     """The cache key: source, options, NVRTC version and driver version."""
 

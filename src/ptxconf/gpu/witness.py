@@ -33,7 +33,7 @@ from ptxconf.oracle.instructions import n_ranges
 from ptxconf.oracle.records import InstructionType, RegisterFragment
 from ptxconf.oracle.spec import Spec
 
-from . import assembler, build
+from . import assembler, build, toolchain
 from .variants import IsaFacts, WgmmaVariant, isa_facts
 
 CHECK_VALID_N = "witness.valid_n"
@@ -356,10 +356,9 @@ def witness_cases(spec: Spec, folder: Path | None = None) -> Iterator[Case]:
 
 def tool_versions(spec: Spec) -> str:
     """What the witness's verdicts depend on besides the spec and ptxconf's code: NVRTC's (and
-    its ptxas's) version, the driver's, and the compile options (the result cache's key)."""
-    from .kcache import driver_version
-
-    return f"nvrtc {build.nvrtc_version()}\0driver {driver_version()}\0{' '.join(build.ARCH_OPTIONS)}"
+    its ptxas's) version, the driver's, and the compile options (the result cache's key), read
+    through their stamps (`ptxconf.gpu.toolchain.witness_versions`)."""
+    return toolchain.witness_versions(spec)
 
 
 def provider_cases(spec: Spec, ctx: object) -> Iterator[Case]:

@@ -24,13 +24,13 @@ never turns a finding into a pass; `--no-cache` proves everything.
 from __future__ import annotations
 
 import contextlib
-import functools
 import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any
 
+from ptxconf.core import tool_stamp
 from ptxconf.core.atomic import write_atomic
 from ptxconf.core.trust import KEY_ENV, cache_root, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
@@ -55,11 +55,43 @@ def _code_hash() -> str:
     return code_sha256()
 
 
-@functools.cache
-def _solver() -> str:
-    import z3
+def _z3_query() -> dict[str, Any]:
+    try:
+        import z3
+    except Exception as exc:  # noqa: BLE001 - any import failure is the reason to skip
+        return {"problem": f"z3 is not importable ({type(exc).__name__}: {exc}); "
+                           "pip install z3-solver", "version": None}
+    return {"problem": None, "version": str(z3.get_version_string())}
 
-    return str(z3.get_version_string())
+
+def _z3_valid(answer: Any) -> bool:
+    if not isinstance(answer, dict) or set(answer) != {"problem", "version"}:
+        return False
+    problem, version = answer["problem"], answer["version"]
+    return (isinstance(version, str) and problem is None) or (
+        isinstance(problem, str) and version is None)
+
+
+def solver_facts() -> tuple[str | None, str | None]:
+    """(why Z3 cannot be imported, or None; its version, or None), kept by
+    ptxconf.core.tool_stamp: Z3 is imported only where the files it was read from, or what
+    decides which files those are, changed (a warm run whose proofs all come from the cache
+    imports no Z3)."""
+    answer = tool_stamp.kept("z3", _z3_query, packages=("z3",), libraries=("libz3",),
+                             modules=("z3", "z3.z3core"), valid=_z3_valid)
+    return answer["problem"], answer["version"]
+
+
+def z3_problem() -> str | None:
+    """Why Z3 cannot be used here (None when it can): the proofs provider's requirement."""
+    return solver_facts()[0]
+
+
+def _solver() -> str:
+    problem, version = solver_facts()
+    if version is None:
+        raise RuntimeError(problem)
+    return version
 
 
 def _digest(key: str, body: dict[str, Any]) -> str:
@@ -140,4 +172,5 @@ class ProofCache:
                                            "digest": _digest(key, body)}))
 
 
-__all__ = ["DECIDED", "KEY_ENV", "MAX_ENTRY_BYTES", "ProofCache", "cache_dir"]
+__all__ = ["DECIDED", "KEY_ENV", "MAX_ENTRY_BYTES", "ProofCache", "cache_dir", "solver_facts",
+           "z3_problem"]
