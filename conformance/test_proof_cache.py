@@ -109,16 +109,16 @@ def test_the_gpu_lanes_take_distinguishing_probes_from_the_proofs_cache(
     again (a GPU lane in a warm run); the probes are the same as proved afresh (the provider's
     own proofs, which distinguishing_probes turns into probes as it turns its own). By default
     the first search of each hypothesis (swizzle unit, base offset, LBO/SBO roles)."""
-    from ptxconf.oracle.proofs import cases as proof_cases_module
     from ptxconf.oracle.proofs import distinguish
+    from ptxconf.oracle.proofs import runner as proof_runner
 
     if searches == "one of each":
         first = list({c.id.split("[")[0]: c for c in reversed(list(distinguish.claims(SPEC)))}.values())
         assert len(first) == 3, [c.id for c in first]
         monkeypatch.setattr(distinguish, "claims", lambda spec: iter(first))
     proved: dict[str, object] = {}
-    solve = proof_cases_module.prove
-    monkeypatch.setattr(proof_cases_module, "prove",
+    solve = proof_runner.prove
+    monkeypatch.setattr(proof_runner, "prove",
                         lambda claim, **kw: proved.setdefault(claim.id, solve(claim, **kw)))
     cache = ProofCache(SPEC, tmp_path)
     stored = [execute(claim_case(c, 20.0, cache)) for c in distinguish.claims(SPEC)]

@@ -143,3 +143,43 @@ def test_a_warm_run_of_plain_proofs_imports_no_claim_module_and_no_numpy(
     assert out["modules"] == []
     assert out["status"] == [r.status.value for r in cold]
     assert out["message"] == [r.message for r in cold]
+
+
+def test_a_warm_run_re_checks_a_known_refutation_without_the_solver(
+        spec: Spec, cache_dir: Path) -> None:
+    """In a fresh interpreter: the cached refutation of a claim with a known finding is
+    re-checked by its generator's module (layouts), which imports without Z3
+    (ptxconf.oracle.proofs.solver), with the verdicts of the cold run."""
+    cold = _run(spec)
+    code = (
+        "import json, sys\n"
+        "from ptxconf.core.cases import execute\n"
+        "from ptxconf.oracle.proofs.cases import proof_cases\n"
+        "from ptxconf.oracle.spec import default_spec\n"
+        "spec = default_spec()\n"
+        f"wanted = {WANTED!r}\n"
+        f"cases = proof_cases(spec, timeout_s={TIMEOUT_S}, cache=True, workers=0, "
+        "wanted=set(wanted).__contains__)\n"
+        "got = [spec.findings.judge(execute(c)) for c in cases if c.id in wanted]\n"
+        "print(json.dumps({'status': [r.status.value for r in got], 'message': [r.message for r in got],"
+        " 'layouts': 'ptxconf.oracle.proofs.layouts' in sys.modules, 'z3': 'z3' in sys.modules}))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PTXCONF_CACHE_DIR": str(cache_dir.parent)})
+    out = json.loads(done.stdout)
+    assert out["layouts"], "the known refutation was not re-checked by its module"
+    assert not out["z3"]
+    assert out["status"] == [r.status.value for r in cold]
+    assert out["message"] == [r.message for r in cold]
+
+
+def test_the_solver_stand_in_imports_z3_at_the_first_name_used() -> None:
+    code = ("import json, sys\n"
+            "from ptxconf.oracle.proofs.solver import z3\n"
+            "before = 'z3' in sys.modules\n"
+            "sort = z3.BoolSort()\n"
+            "print(json.dumps([before, 'z3' in sys.modules, z3.BoolSort is sys.modules['z3'].BoolSort]))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [False, True, True]
+    from ptxconf.oracle.proofs import solver
+
+    assert solver.z3.BitVecSort(8).size() == 8

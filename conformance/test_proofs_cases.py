@@ -61,7 +61,9 @@ class _FakePool:
 def test_provider_hands_its_pool_close_to_the_run(spec: Spec,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """provider_cases, one worker, two wanted claims: one pool of both, its close on closers."""
-    monkeypatch.setattr(proof_cases_mod, "ProofPool", _FakePool)
+    from ptxconf.oracle.proofs import pool as pool_mod
+
+    monkeypatch.setattr(pool_mod, "ProofPool", _FakePool)
     monkeypatch.setattr(_FakePool, "started", [])
     # all_claims yields each wmma row's claims matrix a then b, layout row then col
     wanted = [f"{M16}.a.row]", f"{M16}.a.col]"]

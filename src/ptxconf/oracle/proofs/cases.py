@@ -15,15 +15,17 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ptxconf.core.cases import Case, Outcome, case, execute
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.proofs import listing
 from ptxconf.oracle.proofs.cache import ProofCache
-from ptxconf.oracle.proofs.pool import ProofLost, ProofPool
-from ptxconf.oracle.proofs.runner import Claim, ProofResult, prove
 from ptxconf.oracle.spec import Spec
+
+if TYPE_CHECKING:  # the solver's modules (Z3): imported where a claim is proved or pooled
+    from ptxconf.oracle.proofs.pool import ProofPool
+    from ptxconf.oracle.proofs.runner import Claim, ProofResult
 
 PROVIDER = "proofs"
 
@@ -111,6 +113,8 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
                                 {**hit["fields"], "cached": True})
         try:
             if pool is not None and pool.has(claim.id):
+                from ptxconf.oracle.proofs.pool import ProofLost
+
                 try:
                     proved = pool.result(claim.id)
                 except ProofLost as lost:
@@ -118,7 +122,9 @@ def claim_case(claim: Claim, timeout_s: float, cache: ProofCache | None = None,
                                    {"proof_status": "unknown", "statement": claim.statement,
                                     "counterexample": None, "reproduce_python": None})
             else:
-                proved = prove(claim, timeout_s=timeout_s)
+                from ptxconf.oracle.proofs import runner
+
+                proved = runner.prove(claim, timeout_s=timeout_s)
             out = outcome_of(claim, proved)
             if cache is not None and _storable(claim, proved.status):
                 cache.put(claim.id, claim.statement, timeout_s, proved.status, out.message,
@@ -181,7 +187,9 @@ def proof_cases(spec: Spec, *, timeout_s: float, cache: bool = False, workers: i
             ] if workers > 0 else []
     pool = None
     if len(todo) > 1:
-        pool = ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
+        from ptxconf.oracle.proofs import pool as pools
+
+        pool = pools.ProofPool.start(spec, todo, timeout_s, min(workers, len(todo)))
         if closers is not None:
             closers.append(pool.close)
     return [claim_case(claim, timeout_s, store, pool, claim.id in known, claim.id in check)

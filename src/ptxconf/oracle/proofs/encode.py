@@ -17,13 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import z3
-
 from ptxconf.oracle.algebra.int_tuple import flatten
 from ptxconf.oracle.algebra.layout import Layout
 from ptxconf.oracle.algebra.notation import parse
 from ptxconf.oracle.algebra.swizzle import ComposedLayout, Swizzle
 from ptxconf.oracle.algebra.unit_layout import Unit, UnitLayout
+from ptxconf.oracle.proofs.solver import z3
 from ptxconf.oracle.records import DescriptorField
 
 #: Width of address bit-vectors: a 32-bit shared-memory byte address space (the descriptor

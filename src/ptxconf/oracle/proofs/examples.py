@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import z3
-
 from ptxconf.oracle.canonical import row_swizzle, t_elems
 from ptxconf.oracle.proofs import render
 from ptxconf.oracle.proofs.encode import BitForm, bit_form
 from ptxconf.oracle.proofs.layouts import READING
 from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Refuted, value
+from ptxconf.oracle.proofs.solver import z3
 from ptxconf.oracle.records import CanonicalLayout, WorkedExample, atom_name
 from ptxconf.oracle.spec import Spec
 

@@ -29,8 +29,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import z3
-
 from ptxconf.oracle.canonical import BITS_PER_BYTE, row_swizzle, t_elems
 from ptxconf.oracle.proofs import intervals, render
 from ptxconf.oracle.proofs.encode import (
@@ -49,6 +47,7 @@ from ptxconf.oracle.proofs.params import (
 )
 from ptxconf.oracle.proofs.render import CHUNK_BYTES
 from ptxconf.oracle.proofs.runner import Claim, Proved, Prover, Refuted, value
+from ptxconf.oracle.proofs.solver import z3
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec
 

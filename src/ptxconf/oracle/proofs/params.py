@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import z3
-
 from ptxconf.oracle.canonical import BITS_PER_BYTE
 from ptxconf.oracle.descriptor import descriptor_format
 from ptxconf.oracle.proofs.encode import Encoder
+from ptxconf.oracle.proofs.solver import z3
 from ptxconf.oracle.records import InstructionType
 from ptxconf.oracle.spec import Spec
 

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import z3
-
 from ptxconf.oracle.proofs.encode import Encoder
+from ptxconf.oracle.proofs.solver import z3
 
 ProofStatus = Literal["proved", "refuted", "unknown"]
 
