@@ -17,8 +17,10 @@ class UsageError(Exception):
 
 def command_spec(args: argparse.Namespace) -> Spec:
     """The spec the command uses (ptxconf.oracle.locate), named in the first line of its text
-    output and in its JSON."""
-    spec = load_chosen(choose_spec(getattr(args, "spec_dir", None), getattr(args, "findings", None)))
+    output and in its JSON; the files it linted before read back (ptxconf.oracle.spec_cache)
+    unless the command says --no-cache."""
+    spec = load_chosen(choose_spec(getattr(args, "spec_dir", None), getattr(args, "findings", None)),
+                       kept=not getattr(args, "no_cache", False))
     args.spec_identity = identity(spec)
     if not getattr(args, "json", False):
         print(identity_line(spec, args.spec_identity), flush=True)

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ptxconf.oracle import records
+from ptxconf.oracle import records, spec_cache
 from ptxconf.oracle.findings import FINDINGS_NAME, Findings, load_findings, spec_findings
 from ptxconf.oracle.lint import RULES, RawDocument, SpecError
+from ptxconf.oracle.lint.base import RawRow
 from ptxconf.oracle.lint.derived import derived_errors
 from ptxconf.oracle.lint.quote import table_errors
 from ptxconf.oracle.lint.refs import cross_file_errors
@@ -115,10 +116,15 @@ def _key_index(spec: Spec) -> tuple[dict[str, tuple[str, int]], dict[str, tuple[
 
 def spec_sha256(spec: Spec) -> str:
     """sha256 over the spec's YAML files (relative path and bytes): what a report or a cached
-    proof names its spec by."""
+    proof names its spec by (a loaded spec's, of the bytes its rows were read from, made as
+    it loaded)."""
+    return spec.memo(("sha256",), lambda: _tree_sha256(Path(spec.root)))
+
+
+def _tree_sha256(root: Path) -> str:
     h = hashlib.sha256()
-    for path in spec_files(Path(spec.root)):
-        h.update(path.relative_to(spec.root).as_posix().encode() + b"\0" + path.read_bytes())
+    for path in spec_files(root):
+        h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 
@@ -149,21 +155,26 @@ def lint_file(path: Path, root: Path) -> tuple[RawDocument | None, list[SpecErro
 
 
 def load_spec(root: Path | str | None = None, findings: Path | str | None = None,
-              origin: str = "given") -> Spec:
+              origin: str = "given", kept: bool = False) -> Spec:
     """Load and validate every file under `root` (default: the bundled spec/) and its known
-    findings (`findings`, default the tree's own findings.yaml); raise SpecErrors."""
+    findings (`findings`, default the tree's own findings.yaml); raise SpecErrors. With `kept`,
+    a file that passed every rule before with these very bytes is read back from the cache
+    folder instead of parsed and linted again (ptxconf.oracle.spec_cache)."""
     with _collector_paused():
-        spec = _load_spec(root)
+        spec, sha256 = _load_spec(root, kept)
     try:
         known = spec_findings(spec.root) if findings is None else load_findings(Path(findings))
     except SpecError as err:
         raise SpecErrors([err]) from None
-    return dataclasses.replace(spec, findings=known, origin=origin)
+    loaded = dataclasses.replace(spec, findings=known, origin=origin)
+    loaded.memo(("sha256",), lambda: sha256)  # of the bytes the rows were read from
+    return loaded
 
 
-def load_chosen(choice: SpecChoice) -> Spec:
-    """The spec a command chose (ptxconf.oracle.locate.choose_spec), loaded."""
-    return load_spec(choice.root, choice.findings, choice.origin)
+def load_chosen(choice: SpecChoice, kept: bool = False) -> Spec:
+    """The spec a command chose (ptxconf.oracle.locate.choose_spec), loaded (`kept`: as
+    `load_spec` says)."""
+    return load_spec(choice.root, choice.findings, choice.origin, kept)
 
 
 def identity(spec: Spec) -> dict[str, str]:
@@ -196,8 +207,8 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _load_spec(root: Path | str | None) -> Spec:
-    """load_spec's work."""
+def _load_spec(root: Path | str | None, kept: bool) -> tuple[Spec, str]:
+    """load_spec's work: the spec, and the sha256 of its files (`spec_sha256`)."""
     root = Path(root) if root is not None else DEFAULT_SPEC_DIR
     if not root.is_dir():
         raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "spec directory not found")])
@@ -212,8 +223,9 @@ def _load_spec(root: Path | str | None) -> Spec:
                           for p in strays])
     errors: list[SpecError] = []
     rows: list[records.Row] = []
+    tree = hashlib.sha256()
     for path in files:
-        built, errs = _file_rows(path, root)
+        built, errs = _file_rows(path, root, kept, tree)
         errors.extend(errs)
         rows.extend(built)
     if not errors:
@@ -222,7 +234,7 @@ def _load_spec(root: Path | str | None) -> Spec:
         errors = derived_errors(str(root), rows) + table_errors(str(root), rows)
     if errors:
         raise SpecErrors(errors)
-    return Spec(root, tuple(rows))
+    return Spec(root, tuple(rows)), tree.hexdigest()
 
 
 #: The records of files that passed every rule, by (path relative to the spec root, sha256 of
@@ -242,12 +254,18 @@ def forget_parsed_files() -> None:
         _PARSED.clear()
 
 
-def _file_rows(path: Path, root: Path) -> tuple[tuple[records.Row, ...], list[SpecError]]:
+def _file_rows(path: Path, root: Path, kept: bool = False, tree: Any = None
+               ) -> tuple[tuple[records.Row, ...], list[SpecError]]:
     """One file's records, or its errors (none then): from memory where this very text at this
-    relative path was loaded before, else parsed and linted (lint_file)."""
+    relative path was loaded before, else (`kept`) from the cache folder where it passed every
+    rule before, else parsed and linted (lint_file). `tree`: a sha256 the file's relative path
+    and bytes are added to (`spec_sha256`)."""
     rel = path.relative_to(root).as_posix()
     try:
-        key: tuple[str, bytes] | None = (rel, hashlib.sha256(path.read_bytes()).digest())
+        raw = path.read_bytes()
+        key: tuple[str, bytes] | None = (rel, hashlib.sha256(raw).digest())
+        if tree is not None:
+            tree.update(rel.encode() + b"\0" + raw)
     except OSError:  # lint_file says why it cannot be read
         key = None
     known = None
@@ -256,18 +274,42 @@ def _file_rows(path: Path, root: Path) -> tuple[tuple[records.Row, ...], list[Sp
             known = _PARSED.get(key)
             if known is not None:
                 _PARSED.move_to_end(key)
+    if known is None and kept and key is not None:
+        known = _kept_rows(path, rel, key[1])
     if known is not None:
+        _remember(key, known)
         return known, []
     doc, errs = lint_file(path, root)
     if doc is None or errs:
         return (), errs
     built = tuple(_records(doc))
+    if kept and key is not None:
+        spec_cache.put(rel, key[1], doc.data, [row.line for row in doc.rows])
+    _remember(key, built)
+    return built, []
+
+
+def _remember(key: tuple[str, bytes] | None, built: tuple[records.Row, ...]) -> None:
     if key is not None:
         with _PARSED_LOCK:
             _PARSED[key] = built
             while len(_PARSED) > PARSED_FILES:
                 _PARSED.popitem(last=False)
-    return built, []
+
+
+def _kept_rows(path: Path, rel: str, digest: bytes) -> tuple[records.Row, ...] | None:
+    """A file's records from its kept parse (ptxconf.oracle.spec_cache), built by the same
+    schema code as a fresh load's; None where none is kept or it does not build."""
+    got = spec_cache.get(rel, digest)
+    if got is None:
+        return None
+    data, lines = got
+    rows = [RawRow(item, line) for item, line in zip(data["rows"], lines, strict=True)]
+    doc = RawDocument(str(path), rel, data, {}, rows)
+    try:
+        return tuple(_records(doc))
+    except Exception:  # noqa: BLE001 - an entry that does not build is linted instead
+        return None
 
 
 def _missing_kinds(root: Path, rows: list[records.Row]) -> list[SpecError]:
