@@ -113,3 +113,15 @@ def test_a_forged_text_is_drawn_escaped(cache: Path, evidence: tuple[list[Result
     (ref, *_) = Pictures(spec, cache=True).case(r)
     assert "<script>" not in ref.picture.svg
     assert "&lt;script&gt;" in ref.picture.svg
+
+
+def test_a_result_read_from_a_cache_finds_the_pictures_of_the_run_that_computed_it() -> None:
+    """A warm run's result says `cached`; its pictures are the cold run's (the key leaves out
+    how a result was obtained, never what it found)."""
+    fresh = Result("c[k]", "c", Status.DISCREPANCY, "differs", {"n": 1}, provider="p")
+    cached = Result("c[k]", "c", Status.DISCREPANCY, "differs", {"n": 1, "cached": True},
+                    provider="p")
+    other = Result("c[k]", "c", Status.DISCREPANCY, "differs", {"n": 2, "cached": True},
+                   provider="p")
+    assert picture_cache.case_key(cached, "s") == picture_cache.case_key(fresh, "s")
+    assert picture_cache.case_key(other, "s") != picture_cache.case_key(fresh, "s")

@@ -31,10 +31,18 @@ if TYPE_CHECKING:
 VERSION = 1
 #: The largest entry read (a picture's grid is bounded by draw.MAX_CELLS; real ones are KiB).
 MAX_ENTRY_BYTES = 1 << 20
+#: What a result says about how it was obtained, not what it found: no picture reads it, and a
+#: result read from a cache says it where the run that computed it did not.
+PROVENANCE = ("cached",)
+
+
 def case_key(result: Result, spec_sha256: str) -> str:
-    """The key of a result's pictures: the result as results.json holds it (but its seconds),
-    the spec (its sha256: ptxconf.oracle.spec.spec_sha256) and the code."""
+    """The key of a result's pictures: the result as results.json holds it (but its seconds and
+    its `PROVENANCE` fields, so a warm run's results find the pictures of the cold run's), the
+    spec (its sha256: ptxconf.oracle.spec.spec_sha256) and the code."""
     plain = {k: v for k, v in plain_result(result).items() if k != "seconds"}
+    if isinstance(plain.get("fields"), dict):
+        plain["fields"] = {k: v for k, v in plain["fields"].items() if k not in PROVENANCE}
     return _key(["case", plain], spec_sha256)
 
 

@@ -95,7 +95,7 @@ def inputs(packages: Iterable[str]) -> dict[str, Any]:
     """What decides which files a query reads: the interpreter, where each package is found
     (and that folder's identity), the search environment, the loader cache's identity."""
     found = {p: [[loc, identity(loc)] for loc in _locations(p)] for p in packages}
-    return {"python": [sys.executable, sys.version, sys.prefix], "packages": found,
+    return {"python": [os.path.realpath(sys.executable), sys.version, sys.prefix], "packages": found,
             "env": {v: os.environ.get(v) for v in SEARCH_ENV},
             "dirs": [[d, identity(d)] for d in _search_dirs()],
             "loader_cache": identity(LOADER_CACHE)}
