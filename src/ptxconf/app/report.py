@@ -318,7 +318,9 @@ def junit(results: Iterable[Result], meta: dict[str, Any] | None = None,
         if where is not None:
             attrs.update(file=where[0], line=str(where[1]))
         tc = ET.SubElement(suite, "testcase", attrs)
-        body = json.dumps(r.fields, indent=1, default=str) if r.fields else ""
+        # the fields as a failure's or an error's body (only those have one)
+        body = (json.dumps(r.fields, indent=1, default=str) if r.fields
+                and r.status in (Status.FAIL, Status.UNKNOWN) else "")
         if r.status is Status.FAIL:
             ET.SubElement(tc, "failure", {"type": r.code, "message": r.message}).text = body
         elif r.status is Status.UNKNOWN:
