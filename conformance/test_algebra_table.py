@@ -34,3 +34,29 @@ def test_indices_split_colexicographically_over_the_modes() -> None:
     # (2,3):(1,10): index i is coordinate (i % 2, i // 2)
     assert offsets(Layout((2, 3), (1, 10))).tolist() == [0, 1, 10, 11, 20, 21]
 
+
+
+def test_an_inner_layout_past_its_size_gives_its_last_mode_the_rest() -> None:
+    """CuTe's crd2idx of an index into a shape: each mode but the last takes index % its size,
+    the last the quotient left over, unbounded. inner (2,2):(1,10) at 5 is coordinate (1, 2):
+    1 + 2 x 10 = 21; at 6, (0, 3): 30; at 7, (1, 3): 31."""
+    lay = ComposedLayout(Layout((2, 2), (1, 10)), 0, Layout(8, 1))
+    assert offsets(lay).tolist() == [0, 1, 10, 11, 20, 21, 30, 31]
+    assert offsets(lay).tolist() == [lay(i) for i in range(8)]
+
+
+class _Reversed:
+    """A composed layout of another kind than ComposedLayout: index i of n at n - 1 - i."""
+
+    def __init__(self, n: int) -> None:
+        self.outer = Layout(n, 1)
+
+    def size(self) -> int:
+        return self.outer.size()
+
+    def __call__(self, i: int) -> int:
+        return self.outer.size() - 1 - i
+
+
+def test_another_kind_of_layout_is_called_at_every_index() -> None:
+    assert offsets(_Reversed(4)).tolist() == [3, 2, 1, 0]  # type: ignore[arg-type]
