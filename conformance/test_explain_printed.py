@@ -139,6 +139,11 @@ def test_a_cpp_print_names_a_width_not_a_type() -> None:
     assert printed_dtype(SPEC, "Sw<3,4,3> o smem_ptr[16b](unset) o (8,64):(64,1)") is None
 
 
+def test_a_bare_layout_names_no_type() -> None:
+    """No pointer and no flag: the print says nothing of its elements."""
+    assert printed_dtype(SPEC, "(8,64):(64,1)") is None
+
+
 # --- where the swizzle acts ----------------------------------------------------------------------
 
 
