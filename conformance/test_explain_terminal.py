@@ -189,6 +189,25 @@ def test_a_tile_base_that_changes_nothing_is_no_assumption() -> None:
         e = explain_descriptor(SPEC, op, value, smem_bytes=smem)
         got = descriptor_assumptions(SPEC, op, value, e, tile_base_given=False, major_given=True)
         assert [a.what for a in got] == said
+    assert got[0].said.startswith("the tile (its allocation) starts at 0x80")
+
+
+def test_the_major_assumed_is_k_and_mn_is_named_where_it_changes_the_verdict() -> None:
+    """imm-trans-b = 0 is K-major (the PTX ISA's wgmma operand B). A 128B descriptor of LBO 4096
+    and SBO 1024 read MN-major is the canonical MN_SW128 layout (8 K rows 1024 B apart): valid;
+    read K-major it sets LBO, which a K-major swizzled layout does not use
+    (wgmma/leading_byte_offset:LBO.K.swizzled, "not used, assumed to be 1"): suspect."""
+    value = encode(0, 4096, 1024, "128B")
+    op = resolve(SPEC, instr=INSTR, operand="B")
+    e = explain_descriptor(SPEC, op, value)
+    (major,) = (a for a in descriptor_assumptions(SPEC, op, value, e, tile_base_given=True,
+                                                  major_given=False))
+    assert (major.what, major.said, major.option) == ("major", "K-major, imm-trans-b = 0",
+                                                      "--major")
+    mn = explain_descriptor(SPEC, resolve(SPEC, instr=INSTR, operand="B", major="MN"), value)
+    assert (e.verdict, mn.verdict) == ("suspect", "valid")
+    assert [(o.options, o.why, o.verdict) for o in major.otherwise] == [
+        ("--major MN", "imm-trans-b = 1", "valid")]
 
 
 def test_a_layout_no_descriptor_reads_is_drawn_with_its_aliases_marked(cli: Any) -> None:
