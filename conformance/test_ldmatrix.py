@@ -132,3 +132,13 @@ def test_a_fragment_row_whose_threads_do_not_make_a_row_is_refused() -> None:
     with raises_naming(ValueError, "warp/matrix_fragments:ldmatrix.m8n8", "2 threads a row",
                        "8 columns"):
         lm.fragment(lm.form(spec, "ldmatrix.m8n8.x1.b16"))
+
+
+def test_an_address_row_with_a_cell_short_of_its_thread_groups_is_refused() -> None:
+    """The .num table has a cell under each of its four thread-group columns."""
+    spec = default_row_replaced("WarpMatrixAddresses", "ldmatrix.x1",
+                                addresses=["addr0–addr7", "–", "–"])
+    row = spec.get(lm.WarpMatrixAddresses, "ldmatrix.x1")
+    with raises_naming(ValueError, "warp/ldmatrix_addresses:ldmatrix.x1", "4 thread groups",
+                       "3 cells"):
+        lm.lane_addresses(row)
