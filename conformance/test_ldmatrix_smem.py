@@ -83,6 +83,13 @@ def test_trans_over_an_mn_major_canonical_tile_reads_it_along_mn() -> None:
     assert (acc.problems(), acc.bank_degree) == ([], 1)
 
 
+def test_a_canonical_tile_is_named_by_its_row_and_spans_mn_by_k() -> None:
+    """K_SW128 (spec/wgmma/canonical_layouts.yaml) is ((8,m),(T,2k)), T = 8 f16 (16 bytes): its
+    smallest tile of at least 16 x 16 has m = 2 and k = 1, 16 mn x 16 k."""
+    t = sm.tile(SPEC, "K_SW128", "f16")
+    assert (t.name, t.axes, t.dims) == ("K_SW128", ("mn", "k"), (16, 16))
+
+
 def test_stmatrix_writes_where_ldmatrix_reads() -> None:
     st = _access("K_SW128", lm.form(SPEC, "stmatrix.m8n8.x4.b16"))
     ld = _access("K_SW128")
