@@ -364,13 +364,36 @@ def emulated_context(emu: Emulator, spec: Spec | None = None) -> RunContext:
     return ctx
 
 
+def _providers_of(spec: Spec) -> dict[str, list[Any]]:
+    """Case id -> the GPU providers that list it (from their ids alone, nothing built), once a
+    spec: building every GPU case to find one took most of a wrong-model test's time."""
+    def make() -> dict[str, list[Any]]:
+        out: dict[str, list[Any]] = {}
+        for p in GPU_PROVIDERS:
+            for i in p.case_ids(spec) or ():
+                out.setdefault(i, []).append(p)
+        return out
+
+    found: dict[str, list[Any]] = spec.memo(("emulator.providers_of",), make)
+    return found
+
+
+def _cases_of(spec: Spec, ctx: RunContext, wanted: Any) -> list[Any]:
+    """The GPU cases of `spec` whose id `wanted(id)` accepts, in run order, built only from
+    the providers that list such an id."""
+    ids = _providers_of(spec)
+    providers = {p.name for i, ps in ids.items() if wanted(i) for p in ps}
+    return [c for p in GPU_PROVIDERS if p.name in providers for c in p.load(spec, ctx)
+            if wanted(c.id)]
+
+
 def run_case(emu: Emulator, case_id: str, spec: Spec | None = None) -> Result:
     """The GPU case `case_id` of `spec` (default the bundled one) run against `emu` (in a
     session of its own)."""
     spec = spec or SPEC
     ctx = emulated_context(emu, spec)
     try:
-        found = [c for p in GPU_PROVIDERS for c in p.load(spec, ctx) if c.id == case_id]
+        found = _cases_of(spec, ctx, lambda i: i == case_id)
         if len(found) != 1:
             raise KeyError(f"{case_id}: {len(found)} GPU cases have that id")
         return execute(found[0])
@@ -384,7 +407,7 @@ def run_emulated(emu: Emulator, only: str | tuple[str, ...] | None = None) -> li
     wanted = (only,) if isinstance(only, str) else only
     ctx = emulated_context(emu)
     try:
-        return [execute(c) for p in GPU_PROVIDERS for c in p.load(SPEC, ctx)
-                if not wanted or any(w in c.id for w in wanted)]
+        return [execute(c) for c in _cases_of(SPEC, ctx, lambda i: not wanted
+                                              or any(w in i for w in wanted))]
     finally:
         ctx.close()
