@@ -6,6 +6,7 @@ a group to one worker."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -53,9 +54,12 @@ def test_a_group_runs_on_one_worker(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "test_grouped.py").write_text(GROUPED)
     (tmp_path / "test_free.py").write_text(FREE)
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-n", "2", "--dist", "loadgroup", "-v",
-                           "-p", "no:cacheprovider", "-p", "no:randomly", str(tmp_path)],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    # xdist alone of the installed plugins (hypothesis's would be imported by all three processes:
+    # about a third of the run's CPU)
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "xdist", "-n", "2", "--dist",
+                           "loadgroup", "-v", "-p", "no:cacheprovider", str(tmp_path)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     ran = re.findall(r"^\[(gw\d)\].*PASSED \S*::(test_\w+)\[", proc.stdout, flags=re.MULTILINE)
     grouped = {worker for worker, name in ran if name == "test_grouped"}
