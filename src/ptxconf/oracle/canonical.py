@@ -179,8 +179,12 @@ def smem_offsets(spec: Spec, q: SmemQuery) -> list[list[int]]:
     """offsets[i][j]: where the tensor core reads element (mn=i, k=j), from the descriptor start."""
     layout, swz, bits = element_layout(spec, q)
     phase = swizzle_phase_bytes(spec, q)
-    return [[swizzled_offset(layout((i, j)), bits, swz, q.swizzle_unit, phase)
-             for j in range(q.k)] for i in range(q.mn)]
+    # layout((i, j)) is its MN mode at i plus its K mode at j: each mode is evaluated once per
+    # index, not once per element (the scalar walk of a coordinate was most of the time)
+    along_mn, along_k = layout[0], layout[1]
+    k_offsets = [along_k(j) for j in range(q.k)]
+    return [[swizzled_offset(mn_offset + k_offset, bits, swz, q.swizzle_unit, phase)
+             for k_offset in k_offsets] for mn_offset in (along_mn(i) for i in range(q.mn))]
 
 
 def crd2idx_array(crd: Any, shape: Any, stride: Any) -> Any:
