@@ -100,10 +100,15 @@ class Provider:
 
     def case_keys(self, spec: Spec) -> list[tuple[str, str]] | None:
         """Every case's (check, key) without running anything, or None when they cannot be
-        listed here (a skip of the whole provider then)."""
+        listed here (a skip of the whole provider then); listed once a spec (they are the
+        spec's alone)."""
         if self.ids is None:
             return None
-        return [(check, key) for check, key in _resolve(self.ids)(spec)]
+        ids = self.ids
+        keys: tuple[tuple[str, str], ...] = spec.memo(
+            ("providers.case_keys", ids),
+            lambda: tuple((check, key) for check, key in _resolve(ids)(spec)))
+        return list(keys)
 
     def case_ids(self, spec: Spec) -> list[str] | None:
         """Every case id (`<check>[<key>]`) without running anything, or None."""
