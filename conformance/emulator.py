@@ -60,6 +60,87 @@ WRONG = {
                        "span apart)",
 }
 
+#: The wrong mma.sync model every gpu.mma_sync case must fail under (the family's own,
+#: WRONG_MODELS' lanes off by one, is shown on one atom): A's registers read in reverse, so each
+#: atom's A placement is what its answer is judged by, not a restatement of its layouts
+#: (test_gpu_mma_sync.py).
+MMA_SYNC_WRONG = ("mma_sync_a_registers_reversed",)
+
+#: The variant the address and variant cases below are run at.
+ADDRESS_VARIANT = "wgmma.mma_async.sync.aligned.m64n136k16.f32.f16.f16"
+#: For every family of emulated cases (each hypothesis and each mistake case by itself, as each
+#: judges something else): a case, a wrong model of the device (Emulator keywords) and the
+#: code that case must fail with against it, judged as `ptxconf check` judges it. The data-path
+#: families' entries are run by their own test files (test_gpu_mma_sync.py, test_gpu_ldmatrix.py,
+#: test_gpu_tma.py, test_gpu_tma_pairing.py, test_gpu_wmma.py), the rest by test_gpu_cases.py,
+#: whose test_every_emulated_family_has_a_wrong_model keeps the table to every family.
+WRONG_MODELS: dict[str, tuple[str, dict[str, Any], str]] = {
+    "gpu.device": ("gpu.device[sm_90a]", {"wrong": "device_unusable"}, "gpu_unusable"),
+    "gpu.compile": ("gpu.compile[wgmma:00]", {"wrong": "k_off_by_one"}, "silicon_disagrees"),
+    "gpu.variant": (f"gpu.variant[{ADDRESS_VARIANT}:SS:t00]", {"wrong": "d_thread_off_by_one"},
+                    "silicon_disagrees"),
+    "gpu.smem_map": ("gpu.smem_map[wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16:A:K_SW128]",
+                     {"swizzle_unit": "elements"}, "silicon_disagrees"),
+    # an observation: it fails when silicon follows none of the readings it tells apart
+    "gpu.address.start": (f"gpu.address.start[{ADDRESS_VARIANT}:K_SW128:+256:base_offset=2]",
+                          {"wrong": "d_thread_off_by_one"}, "silicon_disagrees"),
+    "gpu.address.unused_lbo": (
+        "gpu.address.unused_lbo[wgmma.mma_async.sync.aligned.m64n136k16.f16.f16.f16:K_SW128]",
+        {"wrong": "k_lbo_used"}, "finding_new"),
+    "gpu.address.unused_base_offset": (f"gpu.address.unused_base_offset[{ADDRESS_VARIANT}:K_INTER]",
+                                       {"wrong": "base_offset_used"}, "finding_new"),
+    "gpu.hypothesis[swizzle_unit]": ("gpu.hypothesis[swizzle_unit]",
+                                     {"swizzle_unit": "elements"}, "finding_new"),
+    # the probe of the documented reading reads past the operand's image under the swapped
+    # roles: the emulator faults there, so the case fails as a fault, not as 'swapped'
+    "gpu.hypothesis[mn_lbo_sbo_roles]": ("gpu.hypothesis[mn_lbo_sbo_roles]",
+                                         {"wrong": "mn_roles_swapped"}, "gpu_fault"),
+    "gpu.hypothesis[k_swizzled_lbo]": ("gpu.hypothesis[k_swizzled_lbo]",
+                                       {"wrong": "k_lbo_used"}, "finding_new"),
+    "gpu.hypothesis[base_offset]": ("gpu.hypothesis[base_offset]",
+                                    {"wrong": "swizzle_relative"}, "silicon_disagrees"),
+    "gpu.hypothesis[a_regs_like_d16]": ("gpu.hypothesis[a_regs_like_d16]",
+                                        {"wrong": "a_regs_thread_off_by_one"},
+                                        "silicon_disagrees"),
+    **{f"gpu.mistake[{name}]": (f"gpu.mistake[{name}]", model, "silicon_disagrees")
+       for name, model in (("lbo_sbo_swapped", {"swizzle_unit": "elements"}),
+                           ("mn_roles_swapped", {"wrong": "mn_roles_swapped"}),
+                           ("wrong_swizzle_mode", {"swizzle_unit": "elements"}),
+                           ("k_beyond_swizzle_row", {"swizzle_unit": "elements"}),
+                           ("ignored_lbo", {"wrong": "k_lbo_used"}),
+                           ("ignored_base_offset", {"wrong": "base_offset_used"}),
+                           ("overrun", {"wrong": "d_thread_off_by_one"}),
+                           ("sbo_zero", {"wrong": "d_thread_off_by_one"}))},
+    "gpu.mma_sync": ("gpu.mma_sync[SM70_8x8x4_F32F16F16F32_TN]",
+                     {"wrong": "mma_sync_lane_off_by_one"}, "silicon_disagrees"),
+    "gpu.ldmatrix": ("gpu.ldmatrix[m8n8.x4.b16:K_SW128]", {"wrong": "warp_matrix_lane_off_by_one"},
+                     "silicon_disagrees"),
+    "gpu.stmatrix": ("gpu.stmatrix[m8n8.x2.trans.b16]", {"wrong": "warp_matrix_trans_ignored"},
+                     "silicon_disagrees"),
+    "gpu.tma_write": ("gpu.tma_write[tma/swizzling_modes:128B.2B]",
+                      {"wrong": "tma_swizzle_relative"}, "finding_new"),
+    "gpu.tma_pairing": ("gpu.tma_pairing[tma/swizzling_modes:128B~wgmma/canonical_layouts:K_SW32"
+                        ".aligned]", {"wrong": "tma_rows_packed"}, "silicon_disagrees"),
+    "gpu.wmma.load": ("gpu.wmma.load[m16n16k16.f16.a.row]", {"wrong": "wmma_ignores_ldm"},
+                      "silicon_disagrees"),
+    "gpu.wmma.store": ("gpu.wmma.store[m16n16k16.f16.c:row]",
+                       {"wrong": "wmma_store_thread_off_by_one"}, "silicon_disagrees"),
+    # the aligned reference load faults under the stricter rule
+    "gpu.wmma.align": ("gpu.wmma.align[m16n16k16.f16.a.row:pointer]",
+                       {"wrong": "wmma_align_strict"}, "gpu_fault"),
+}
+
+
+def wrong_model_verdict(family: str) -> tuple[Result, str]:
+    """The case of `family` in WRONG_MODELS run against its wrong model, judged as `ptxconf
+    check` judges it, and what the test says about it (the model, status, code, message)."""
+    from ptxconf.oracle.findings import judge
+
+    case_id, model, _ = WRONG_MODELS[family]
+    r = judge(run_case(Emulator(SPEC, **model), case_id))
+    return r, f"{model}: {r.status.value} [{r.code}]: {r.message}"
+
+
 FAKE_SMEM_BASE = 0x400
 MISALIGNED = "CUDARuntimeError: cudaErrorMisalignedAddress: misaligned address"
 

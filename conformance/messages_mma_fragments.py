@@ -1,7 +1,7 @@
 """Message examples of the mma.sync fragments and atoms: the PTX ISA's formulas
 (src/ptxconf/oracle/mma_fragments.py), their checks (oracle/checks/mma_fragments.py), proofs
 (oracle/proofs/mma_fragments.py) and the SM80/SM89 gpu.mma_sync cases against a wrong model, each
-for the input its test in conformance/test_*mma_fragments.py or test_gpu_cases.py uses (see
+for the input its test in conformance/test_*mma_fragments.py or test_gpu_mma_sync.py uses (see
 golden_messages.py)."""
 
 from __future__ import annotations

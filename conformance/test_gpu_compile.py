@@ -1,5 +1,8 @@
 """The probe kernels compile for sm_90a, and the assembler witnesses the valid-N sets.
 
+Every kernel of `ptxconf check --gpu on` compiles (its compile batches: the first by default,
+the rest in `tox -e slow`), and the wmma plan is the probe module compiled here.
+
 CPU only: NVRTC from the cuda-bindings / nvidia-cuda-nvrtc wheels builds sm_90a cubins with
 no GPU. Skips (with the reason) only where those wheels are missing.
 """
@@ -12,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from ptxconf.gpu import assembler, build
+from ptxconf.gpu import assembler, build, plan
 from ptxconf.gpu.variants import (
     WgmmaVariant,
     instruction_types,
@@ -34,6 +37,7 @@ NVRTC_PROBLEM = build.nvrtc_problem()
 needs_nvrtc = pytest.mark.skipif(NVRTC_PROBLEM is not None, reason=str(NVRTC_PROBLEM))
 
 SPEC = default_spec()
+PLAN = plan.plan(SPEC)
 ISA = isa_facts(SPEC)
 FAMILIES = wgmma_families(SPEC, n=8)
 WMMA = wmma_probe_variants(SPEC)
@@ -233,3 +237,40 @@ def test_an_empty_compile_log_leaves_the_interpreter_intact() -> None:
     assert (b" " * 1)[0] == 0x20
     assert compile("f'{1} {2}'", "<t>", "eval")
     assert eval("f'{1} {2}'") == "1 2"
+
+
+# --- the kernels `check --gpu on` runs ---------------------------------------------------------
+
+
+#: Why all but the first compile batch are slow, and what covers them by default.
+COMPILE_SWEEP = ("the full NVRTC compile sweep (tox -e slow, and on GPU nodes): by default the "
+                 "first batch compiles here and gpu.compile's first case runs against the model")
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("key", [pytest.param(k, marks=[pytest.mark.slow(reason=COMPILE_SWEEP)] * (n > 0))
+                                 for n, k in enumerate(PLAN.wgmma_batches)], ids=str)
+def test_wgmma_case_kernels_compile(key: str) -> None:
+    vs = PLAN.wgmma_batches[key]
+    r = build.compile_wgmma_cubin(vs)
+    assert r.ok, f"{key}: {len(vs)} kernels do not compile as one module:\n{r.log[:4000]}"
+
+
+@needs_nvrtc
+@pytest.mark.slow(reason="the wmma module compiles by default in test_gpu_compile.py "
+                  "(test_wmma_probe_compiles: the same kernels, "
+                  "test_the_wmma_plan_is_the_compiled_probe_module)")
+def test_wmma_case_kernels_compile() -> None:
+    problem = build.include_problem()
+    if problem:
+        pytest.skip(problem)
+    r = build.compile_wmma_cubin(PLAN.wmma)
+    assert r.ok, r.log[:4000]
+
+
+def test_the_wmma_plan_is_the_compiled_probe_module() -> None:
+    """The wmma kernels `check --gpu on` runs are the module test_gpu_compile.py compiles."""
+    from ptxconf.gpu.variants import wmma_probe_variants
+
+    assert PLAN.wmma
+    assert build.wmma_source(PLAN.wmma) == build.wmma_source(wmma_probe_variants(SPEC))

@@ -2,14 +2,18 @@
 a GPU: one kernel per form the H100 runs, written from the rows and compiling for sm_90a, and
 the host's data for each case: every element a value of its own at the byte the oracle names,
 the lanes without an address pointing at fillers. (The cases against the software model of the
-probes and on the device: conformance/test_gpu_cases.py.)"""
+probes and on the device: conformance/test_gpu_cases.py; here, each case fails against a model
+whose lanes are off by one, and the .trans cases against one that ignores .trans.)"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from emulator import WRONG_MODELS, Emulator, run_emulated, wrong_model_verdict
 
-from ptxconf.gpu import build
+from ptxconf.app.providers import REGISTRY
+from ptxconf.core.results import Status
+from ptxconf.gpu import build, plan
 from ptxconf.gpu import ldmatrix as L
 from ptxconf.gpu.families import ldmatrix as F
 from ptxconf.gpu.plan import swizzled_modes
@@ -20,6 +24,7 @@ from ptxconf.oracle.spec import default_spec
 SPEC = default_spec()
 FORMS = L.probe_forms(SPEC)
 NVRTC_PROBLEM = build.nvrtc_problem()
+GPU_IDS = [i for p in REGISTRY if p.gpu for i in p.case_ids(SPEC) or ()]
 
 
 def test_a_kernel_for_every_m8n8_form_and_none_for_a_later_target() -> None:
@@ -104,3 +109,43 @@ def test_the_cases_name_the_cute_atoms_that_issue_their_form() -> None:
     st = lm.form(SPEC, "stmatrix.m8n8.x1.b16")
     assert F.cute_atoms(SPEC, ld) == ["SM75_U16x8_LDSM_T"]
     assert F.cute_atoms(SPEC, st) == ["SM90_U32x1_STSM_N"]
+
+
+# --- against the software model of the probes (conformance/emulator.py) ----------------------
+
+#: This family's entries of emulator.WRONG_MODELS (the others: test_gpu_cases.py and the other
+#: data-path files).
+WRONG_FAMILIES = [f for f in WRONG_MODELS if f.startswith(('gpu.ldmatrix', 'gpu.stmatrix'))]
+
+
+@pytest.mark.parametrize("family", WRONG_FAMILIES)
+def test_a_wrong_model_fails_the_family(family: str) -> None:
+    """A device that moves lane t's registers as lane t-1's, or ignores .trans: the case passes
+    against the documented model (test_gpu_cases.py) and fails against this one, so the
+    judgement reads the device's answer."""
+    r, said = wrong_model_verdict(family)
+    assert r.status in (Status.FAIL, Status.DISCREPANCY), said
+    assert r.code == WRONG_MODELS[family][2], said
+
+
+#: The ldmatrix/stmatrix cases (every form, scattered and over each swizzled tile).
+WARP_MATRIX_IDS = tuple(i for i in GPU_IDS
+                        if i.startswith((plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[")))
+
+
+def test_every_ldmatrix_and_stmatrix_case_fails_against_a_lane_off_by_one_model() -> None:
+    """Each case passes against the documented model (above) and fails, with its diff table,
+    against a device that moves lane t's registers as lane t-1's: none passes by construction;
+    a device that ignores .trans fails exactly the .trans cases."""
+    assert len(WARP_MATRIX_IDS) >= 48
+    shifted = run_emulated(Emulator(SPEC, wrong="warp_matrix_lane_off_by_one"),
+                           only=WARP_MATRIX_IDS)
+    assert [r.id for r in shifted] == list(WARP_MATRIX_IDS)
+    for r in shifted:
+        assert (r.status, r.code) == (Status.FAIL, "silicon_disagrees"), (r.id, r.message)
+        assert r.fields["diff"]["mismatches"] > 0
+        assert "window" in r.fields["diff"]
+    untransposed = run_emulated(Emulator(SPEC, wrong="warp_matrix_trans_ignored"),
+                                only=WARP_MATRIX_IDS)
+    failed = {r.id for r in untransposed if r.status is Status.FAIL}
+    assert failed == {i for i in WARP_MATRIX_IDS if ".trans." in i}

@@ -1,14 +1,18 @@
 """The TMA write probes' plan and prediction (gpu/tma.py), without a GPU: every copy is a box the
 documents allow, the plan covers every mode and element size, and the predicted window is the
-oracle's write map with the fill byte everywhere else. The family runs against the emulator
-(and its wrong model) in test_gpu_cases.py, and on a GPU under the `gpu` marker there.
+oracle's write map with the fill byte everywhere else; against the software model of the probes
+(conformance/emulator.py), the family fails against a TMA that restarts the swizzle at the
+destination. It passes against the documented model in test_gpu_cases.py, and runs on a GPU
+under the `gpu` marker there.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from emulator import WRONG_MODELS, wrong_model_verdict  # conformance/emulator.py
 
+from ptxconf.core.results import Status
 from ptxconf.gpu import build
 from ptxconf.gpu import tma as T
 from ptxconf.gpu.families import tma as F
@@ -105,3 +109,18 @@ def test_the_tensor_map_is_encoded_with_the_driver_s_own_int_types(
     assert [int(d) for d in dims] == [w.cols, w.rows]
     assert [int(d) for d in box] == [w.cols, w.rows]
     assert [int(s) for s in strides] == [w.inner_bytes]
+
+
+#: This family's entries of emulator.WRONG_MODELS (the others: test_gpu_cases.py and the other
+#: data-path files).
+WRONG_FAMILIES = [f for f in WRONG_MODELS if f.startswith('gpu.tma_write')]
+
+
+@pytest.mark.parametrize("family", WRONG_FAMILIES)
+def test_a_wrong_model_fails_the_family(family: str) -> None:
+    """A TMA that restarts the swizzle pattern at the destination: the case passes against the
+    documented model (test_gpu_cases.py) and fails against this one, so the judgement reads the
+    device's answer."""
+    r, said = wrong_model_verdict(family)
+    assert r.status in (Status.FAIL, Status.DISCREPANCY), said
+    assert r.code == WRONG_MODELS[family][2], said

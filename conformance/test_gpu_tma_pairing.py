@@ -7,7 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from emulator import Emulator, run_case  # conformance/emulator.py
+from emulator import (  # conformance/emulator.py
+    WRONG_MODELS,
+    Emulator,
+    run_case,
+    wrong_model_verdict,
+)
 
 from ptxconf.core.results import Status
 from ptxconf.gpu.families import tma_pairing as TP
@@ -86,3 +91,17 @@ def test_a_tma_that_packs_swizzled_rows_is_caught_with_a_diff() -> None:
     assert (r.status, r.code) == (Status.FAIL, "silicon_disagrees")
     assert r.fields["window_bytes_wrong"] > 0
     assert {"step", "m", "n", "expected", "got"} <= set(r.fields["wrong"][0])
+
+
+#: This family's entries of emulator.WRONG_MODELS (the others: test_gpu_cases.py and the other
+#: data-path files).
+WRONG_FAMILIES = [f for f in WRONG_MODELS if f.startswith('gpu.tma_pairing')]
+
+
+@pytest.mark.parametrize("family", WRONG_FAMILIES)
+def test_a_wrong_model_fails_the_family(family: str) -> None:
+    """A TMA that packs a swizzled box's rows: the case passes against the documented model
+    (test_gpu_cases.py) and fails against this one, so the judgement reads the device's answer."""
+    r, said = wrong_model_verdict(family)
+    assert r.status in (Status.FAIL, Status.DISCREPANCY), said
+    assert r.code == WRONG_MODELS[family][2], said

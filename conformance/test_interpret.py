@@ -322,3 +322,54 @@ def test_subelement_bits() -> None:
     assert I.subelement_bits(64, wide) == 64
     with raises_naming(ValueError, "48-bit", "64-bit"):
         I.subelement_bits(48, wide)
+
+
+# --- round trips (moved from test_gpu_cases.py) ----------------------------------------------
+
+DTYPES = ["f16", "bf16", "tf32", "e4m3", "e5m2", "s8", "u8", "b1", "f32", "s32", "f64", "s4",
+          "u4"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_encode_round_trips(dtype: str) -> None:
+    lo, hi = I.value_range(SPEC, dtype)
+    v = np.arange(max(lo, -4096), min(hi, 4096) + 1)
+    assert np.array_equal(I.decode(SPEC, dtype, I.encode(SPEC, dtype, v)), v)
+
+
+@pytest.mark.parametrize(("dtype", "value", "bits"), [
+    ("f16", 1, 0x3C00), ("f16", -2, 0xC000), ("bf16", 1, 0x3F80), ("tf32", 3, 0x40400000),
+    ("e4m3", 1, 0x38), ("e4m3", 448, 0x7E), ("e5m2", 1, 0x3C), ("e5m2", -8, 0xC8),
+    ("s8", -1, 0xFF), ("s4", -1, 0xF), ("f64", 1, 0x3FF0000000000000),
+])
+def test_encode_known_bits(dtype: str, value: int, bits: int) -> None:
+    """Pinned against IEEE 754 / OCP FP8 bit patterns (numpy agrees for f16/f32/f64)."""
+    assert int(I.encode(SPEC, dtype, [value])[0]) == bits
+
+
+@pytest.mark.parametrize(("dtype", "value"), [("e4m3", 17), ("e4m3", 480), ("e5m2", 9),
+                                              ("bf16", 257), ("s8", 128), ("u8", -1)])
+def test_encode_refuses_inexact(dtype: str, value: int) -> None:
+    with pytest.raises(ValueError, match="is not exactly representable|is out of range|values outside"):
+        I.encode(SPEC, dtype, [value])
+
+
+def test_digits_round_trip() -> None:
+    for dtype in ("e5m2", "b1", "bf16", "s8"):
+        plan = I.digit_plan(SPEC, dtype, 5000, "f16")
+        codes = np.arange(5000)
+        digits = [plan.digit(codes, j) for j in range(plan.digits)]
+        assert max(int(d.max()) for d in digits) <= I.exact_limit(SPEC, dtype)
+        I.encode(SPEC, dtype, digits[0])  # every digit is exact in the type
+        assert np.array_equal(plan.combine(digits), codes)
+
+
+def test_diff_names_coordinates() -> None:
+    exp = np.arange(16).reshape(4, 4)
+    act = exp.copy()
+    act[1, 2] = 99
+    act[3, 0] = 98
+    d = I.diff_grid("x", exp, act, axes=("m", "n"))
+    assert (d.mismatches, d.first, d.last) == (2, (1, 2), (3, 0))
+    assert "(m 1, n 2): expected 6, got 99" in d.message()
+    assert "6/99*" in d.details()["window"]

@@ -30,8 +30,10 @@ import pytest
 from case_outcomes import raises_naming
 from scratch_spec import wide_registers
 
+from ptxconf.gpu import operands
+from ptxconf.gpu.variants import parse_wgmma
+from ptxconf.oracle import facts, records
 from ptxconf.oracle import interpret as I
-from ptxconf.oracle import records
 from ptxconf.oracle.descriptor import DescriptorField
 from ptxconf.oracle.spec import Spec, default_spec
 
@@ -376,3 +378,48 @@ def test_wmma_elements_that_do_not_fit_the_fragment_are_refused() -> None:
     with raises_naming(ValueError, "4 elements", "32 bits", "8-byte"):
         I.wmma_fill_words([[1, 2, 3, 4]], 8, 32, 2)
     assert I.wmma_slot_bits(16, 4, 32) == 32, "exactly full is accepted"
+
+
+# --- round trips through the placement and the register maps -----------------------------------
+
+@pytest.mark.parametrize("dtype", ["f16", "e4m3", "b1", "tf32"])
+@pytest.mark.parametrize(("major", "swizzle"), [("K", "none"), ("K", "128B"), ("K", "32B")])
+def test_place_gather_round_trip(dtype: str, major: str, swizzle: str) -> None:
+    lay = operands.layout(SPEC, dtype, major, swizzle, 64, 256 // I.element_bits(SPEC, dtype))
+    offs = I.offsets(SPEC, lay)
+    assert I.offsets_injective(offs), lay
+    rng = np.random.default_rng(1)
+    lo, hi = I.value_range(SPEC, dtype)
+    vals = rng.integers(max(lo, -8), min(hi, 8) + 1, size=offs.shape)
+    raw = I.encode(SPEC, dtype, vals)
+    img = I.place(raw, offs, I.element_bits(SPEC, dtype))
+    assert np.array_equal(I.gather(img, offs, I.element_bits(SPEC, dtype)), raw)
+
+
+def test_compact_strides_pack_the_operand() -> None:
+    """The compact LBO/SBO leave no gap: footprint == elements x width (K-major none)."""
+    for dtype in ("f16", "e4m3", "tf32", "b1"):
+        k = 256 // I.element_bits(SPEC, dtype)
+        lay = operands.layout(SPEC, dtype, "K", "none", 64, k)
+        offs = I.offsets(SPEC, lay)
+        assert I.footprint_bytes(offs, I.element_bits(SPEC, dtype)) == 64 * 32, lay
+
+
+@pytest.mark.parametrize("name", [
+    "wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16",
+    "wgmma.mma_async.sync.aligned.m64n136k16.f32.bf16.bf16",
+    "wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.s8",
+    "wgmma.mma_async.sync.aligned.m64n16k8.f32.tf32.tf32",
+    "wgmma.mma_async.sync.aligned.m64n8k256.s32.b1.b1.and.popc",
+])
+def test_fragments_round_trip(name: str) -> None:
+    """Matrix -> registers by the oracle's map -> matrix, for D and register A."""
+    v = parse_wgmma(SPEC, name, a_from_regs=True)
+    rng = np.random.default_rng(2)
+    for operand, dtype, shape, nreg in (("D", v.dtype, (v.m, v.n), v.nreg_d),
+                                        ("A", v.atype, (v.m, v.k), v.nreg_a)):
+        bits = I.element_bits(SPEC, dtype)
+        raw = rng.integers(0, 1 << min(bits, 16), size=shape).astype(np.uint64)
+        table = I.fragment_table(SPEC, name, operand)
+        regs = I.regs_from_matrix(raw, table, facts.warpgroup_threads(SPEC), nreg, bits)
+        assert np.array_equal(I.matrix_from_regs(regs, table, shape, bits), raw), operand
