@@ -11,17 +11,13 @@ from hypothesis import strategies as st
 from strategies import (
     compact_layouts,
     composed_layouts,
-    coordinates,
     divisors,
-    int_tuples,
     layouts,
-    shapes,
     swizzles,
 )
 
 from ptxconf.oracle.algebra import (
     ComposedLayout,
-    IntTuple,
     Layout,
     NotationError,
     Swizzle,
@@ -31,9 +27,6 @@ from ptxconf.oracle.algebra import (
     coalesce,
     complement,
     composition,
-    congruent,
-    crd2idx,
-    flatten,
     idx2crd,
     image,
     is_injective,
@@ -42,54 +35,15 @@ from ptxconf.oracle.algebra import (
     logical_product,
     make_layout,
     parse,
-    prefix_product,
     product,
     product_each,
     raked_product,
     right_inverse,
-    shape_div,
     size,
     tile_to_shape,
     to_function_table,
-    unflatten,
     zipped_divide,
 )
-
-# ---------------------------------------------------------------------------------- int tuples
-
-
-@given(shapes(), st.data())
-def test_idx2crd_inverts_crd2idx(shape: IntTuple, data: st.DataObject) -> None:
-    i = data.draw(st.integers(0, 4 * size(shape)), label="index (past the end too)")
-    assert crd2idx(idx2crd(i, shape), shape) == i
-    crd = data.draw(coordinates(shape), label="coordinate")
-    assert idx2crd(crd2idx(crd, shape), shape) == crd
-
-
-@given(shapes(), st.data())
-def test_idx2crd_with_compact_strides_matches_colex(shape: IntTuple, data: st.DataObject) -> None:
-    i = data.draw(st.integers(0, size(shape) - 1))
-    assert idx2crd(i, shape, prefix_product(shape)) == idx2crd(i, shape)
-
-
-@given(int_tuples(st.integers(1, 8)))
-def test_flatten_unflatten_and_prefix_product(t: IntTuple) -> None:
-    assert unflatten(flatten(t), t) == t
-    assert congruent(prefix_product(t), t)
-    assert product(t) == product(flatten(t))
-
-
-@given(shapes(pow2=True), st.sampled_from([1, 2, 4, 8]))
-def test_shape_div_divides_size(shape: IntTuple, d: int) -> None:
-    assume(size(shape) % d == 0)
-    assert size(shape_div(shape, d)) == size(shape) // d
-    assert congruent(shape_div(shape, d), shape)
-
-
-def test_shape_div_rejects_indivisible() -> None:
-    with pytest.raises(ValueError, match="divisibility"):
-        shape_div(6, 4)
-
 
 # ------------------------------------------------------------------------------------- layouts
 

@@ -1,6 +1,6 @@
 """`ptxconf explain`: a gallery of real descriptor mistakes, each diagnosed and corrected; the
-read map it judges is the oracle's; the CuTe layout synthesis is checked element by element and
-proved (Z3) for every aligned start.
+read map it judges is the oracle's; the CuTe layout synthesis is checked element by element
+(its Z3 proof for every aligned start: test_proofs_synthesis.py).
 
 Every corrected value below is derived here from `ptxconf.oracle.descriptor.encode` of the right
 fields, never from the diagnosis code.
@@ -469,42 +469,3 @@ def test_cli_layout(capsys: pytest.CaptureFixture[str]) -> None:
     assert d["descriptor"] == f"{encode(0, 16, 1024, '128B'):#018x}"
     assert len(d["blocks"]) == 4
     assert d["major"] == "K"
-
-
-# --- the proofs ---------------------------------------------------------------------------------
-
-
-@pytest.mark.z3
-def test_synthesis_is_proved_for_every_canonical_row(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("z3")
-    rc = main(["prove", "--only", "synthesis_equivalent", "--json"])
-    rows = json.loads(capsys.readouterr().out)["results"]
-    assert rc == 0
-    from ptxconf.oracle.records import CanonicalLayout
-
-    assert {r["id"] for r in rows} == {f"proof.synthesis_equivalent[{c.key}]"
-                                       for c in SPEC.of(CanonicalLayout)}
-    assert all(r["status"] == "proved" for r in rows), [r["message"] for r in rows]
-
-
-@pytest.mark.z3
-def test_the_synthesis_proof_refutes_a_wrong_descriptor() -> None:
-    """Not vacuous: the same Z3 query with the SBO off by one group finds a start and element."""
-    pytest.importorskip("z3")
-    import dataclasses
-
-    import z3
-
-    from ptxconf.oracle.proofs.runner import Prover, Refuted
-    from ptxconf.oracle.proofs.synthesis import cute_tile, prove_tile
-
-    row = canonical.canonical_row(SPEC, "K", "128B")
-    text, op = cute_tile(SPEC, row, "f16")
-    syn = synthesize(SPEC, text, op)
-    assert isinstance(syn, Synthesis)
-    prove_tile(Prover(z3.Context(), 30), SPEC, row, text, op, syn)
-    bad = dataclasses.replace(syn, blocks=tuple(
-        dataclasses.replace(b, desc=b.desc.with_fields(SPEC, sbo=2048)) for b in syn.blocks))
-    with pytest.raises(Refuted) as err:
-        prove_tile(Prover(z3.Context(), 30), SPEC, row, text, op, bad)
-    assert "CuTe's tile puts it at" in err.value.reason

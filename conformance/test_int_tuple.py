@@ -1,6 +1,7 @@
 """CuTe's integer tuples (oracle/algebra/int_tuple.py): shape_div, ceil_div, prefix_product,
 compatible, idx2crd, crd2idx and inner_product against pycute and worked examples, and what each
-refuses (naming the function); the layout-level properties are test_algebra.py's.
+refuses (naming the function), and properties over drawn shapes (idx2crd inverts crd2idx,
+flatten/unflatten, shape_div); the layout-level properties are test_algebra.py's.
 
 Expected values come from pycute (CUTLASS's reference Python CuTe, an independent
 implementation of shape_div, prefix_product, idx2crd and crd2idx), from CuTe's definitions
@@ -15,20 +16,22 @@ from __future__ import annotations
 
 import pytest
 from case_outcomes import raises_naming
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
-from strategies import POW2_LEAVES, shapes
+from strategies import POW2_LEAVES, coordinates, int_tuples, shapes
 
 from ptxconf.oracle.algebra.int_tuple import (
     IntTuple,
     as_int_tuple,
     ceil_div,
     compatible,
+    congruent,
     crd2idx,
     flatten,
     idx2crd,
     inner_product,
     prefix_product,
+    product,
     product_each,
     shape_div,
     size,
@@ -304,3 +307,39 @@ def test_idx2crd_refuses_a_tuple_stride_for_an_int_shape(shape: IntTuple, stride
     with pytest.raises(ValueError, match=r"shape 2 and stride \(1, 2\) are not congruent|"
                                          r"shape 4 and stride \(1, 2\) are not congruent"):
         idx2crd(3, shape, stride)
+
+
+# --- properties over drawn shapes (moved from test_algebra.py) ----------------------------------
+
+
+@given(shapes(), st.data())
+def test_idx2crd_inverts_crd2idx(shape: IntTuple, data: st.DataObject) -> None:
+    i = data.draw(st.integers(0, 4 * size(shape)), label="index (past the end too)")
+    assert crd2idx(idx2crd(i, shape), shape) == i
+    crd = data.draw(coordinates(shape), label="coordinate")
+    assert idx2crd(crd2idx(crd, shape), shape) == crd
+
+
+@given(shapes(), st.data())
+def test_idx2crd_with_compact_strides_matches_colex(shape: IntTuple, data: st.DataObject) -> None:
+    i = data.draw(st.integers(0, size(shape) - 1))
+    assert idx2crd(i, shape, prefix_product(shape)) == idx2crd(i, shape)
+
+
+@given(int_tuples(st.integers(1, 8)))
+def test_flatten_unflatten_and_prefix_product(t: IntTuple) -> None:
+    assert unflatten(flatten(t), t) == t
+    assert congruent(prefix_product(t), t)
+    assert product(t) == product(flatten(t))
+
+
+@given(shapes(pow2=True), st.sampled_from([1, 2, 4, 8]))
+def test_shape_div_divides_size(shape: IntTuple, d: int) -> None:
+    assume(size(shape) % d == 0)
+    assert size(shape_div(shape, d)) == size(shape) // d
+    assert congruent(shape_div(shape, d), shape)
+
+
+def test_shape_div_rejects_indivisible() -> None:
+    with pytest.raises(ValueError, match="divisibility"):
+        shape_div(6, 4)

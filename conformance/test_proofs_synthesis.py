@@ -1,6 +1,7 @@
 """The synthesis proof (oracle/proofs/synthesis.py): CuTe's tile of a canonical row, the claim that
 the descriptor `ptxconf explain layout` synthesises reads that tile exactly, a tile it does not
-read refuted, and a vacuous domain refused.
+read refuted, and a vacuous domain refused; `ptxconf prove` proves every canonical row's
+synthesis, and a descriptor with the SBO off by one group is refuted.
 
 These build CuTe's tile, the claim and the proof inside the test (test_proofs.py builds every
 claim when it is collected) and assert status, code and every field (proof_status, statement,
@@ -36,15 +37,18 @@ Expected values are worked by hand:
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 import z3
 from case_outcomes import expect_fields, raises_naming
 
+from ptxconf.app.cli import main
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
+from ptxconf.oracle import canonical
 from ptxconf.oracle.explain.operand import Operand
-from ptxconf.oracle.explain.synthesize import synthesize
+from ptxconf.oracle.explain.synthesize import Synthesis, synthesize
 from ptxconf.oracle.proofs import synthesis
 from ptxconf.oracle.proofs.cases import claim_case
 from ptxconf.oracle.proofs.runner import Prover, Refuted
@@ -163,3 +167,32 @@ def test_a_tile_with_no_element_is_a_vacuous_proof_not_a_pass(spec: Spec) -> Non
     with raises_naming(AssertionError, "vacuous proof", "16 B", "2^18 - 2062"):
         synthesis.prove_tile(Prover(z3.Context(), 30.0), spec, row, tile,
                              dataclasses.replace(op, k=0), syn)
+
+
+# --- every canonical row's synthesis proved, and a wrong descriptor refuted (moved from
+# --- test_explain.py) ------------------------------------------------------------------------
+
+
+def test_synthesis_is_proved_for_every_canonical_row(spec: Spec,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """`ptxconf prove --only synthesis_equivalent`: one proved case per canonical row."""
+    rc = main(["prove", "--only", "synthesis_equivalent", "--json"])
+    rows = json.loads(capsys.readouterr().out)["results"]
+    assert rc == 0
+    assert {r["id"] for r in rows} == {f"proof.synthesis_equivalent[{c.key}]"
+                                       for c in spec.of(CanonicalLayout)}
+    assert all(r["status"] == "proved" for r in rows), [r["message"] for r in rows]
+
+
+def test_the_synthesis_proof_refutes_a_wrong_descriptor(spec: Spec) -> None:
+    """Not vacuous: the same Z3 query with the SBO off by one group finds a start and element."""
+    row = canonical.canonical_row(spec, "K", "128B")
+    text, op = synthesis.cute_tile(spec, row, "f16")
+    syn = synthesize(spec, text, op)
+    assert isinstance(syn, Synthesis)
+    synthesis.prove_tile(Prover(z3.Context(), 30), spec, row, text, op, syn)
+    bad = dataclasses.replace(syn, blocks=tuple(
+        dataclasses.replace(b, desc=b.desc.with_fields(spec, sbo=2048)) for b in syn.blocks))
+    with pytest.raises(Refuted) as err:
+        synthesis.prove_tile(Prover(z3.Context(), 30), spec, row, text, op, bad)
+    assert "CuTe's tile puts it at" in err.value.reason
