@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import json
+import math
 import os
 import re
 import shutil
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from loadgroup import batched_scheduler, group_for_xdist
@@ -132,6 +137,7 @@ def pytest_configure(config: pytest.Config) -> None:
     inherit the environment, and every process a test starts), unless the caller set it: the
     workers are the run's parallelism, and OpenBLAS's own threads, one per core in each worker,
     spun waiting for work (about a tenth of the emulated GPU tests' CPU on two cores)."""
+    _config[0] = config
     for name in BLAS_THREADS:
         os.environ.setdefault(name, "1")
     if hasattr(config, "workerinput") or (os.environ.get(_RUN_CACHE) and os.environ.get(_RUN_KERNELS)):
@@ -179,6 +185,63 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         group = module_of(spec_, case_id) or case_id.split("[", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
     group_for_xdist(config, items)
+
+
+#: A test still running after about TEST_TIMEOUT_S seconds is stuck (a deadlocked child process,
+#: say): its process prints every thread's stack and exits, so the run fails naming it instead of
+#: hanging CI. faulthandler's watchdog (a thread of its own, which fires even while a test holds
+#: the GIL) is armed for TEST_TIMEOUT_S as a test starts, unless it was armed less than REARM_S
+#: before: so a stuck test is stopped between TEST_TIMEOUT_S - REARM_S and TEST_TIMEOUT_S after
+#: it started. (pytest's own faulthandler_timeout arms and cancels it around every test, starting
+#: and joining a thread each time: about 0.4 ms of a worker's wall time a test on a quiet machine,
+#: several ms under load, for the run's 5,000 tests.)
+TEST_TIMEOUT_S = 600.0
+REARM_S = 30.0
+#: When the watchdog was last armed (monotonic seconds; -inf: not armed).
+_armed_at = [-math.inf]
+#: The run's config (pytest_configure), for the stderr the watchdog writes to.
+_config: list[pytest.Config | None] = [None]
+
+
+def _disarmed() -> None:
+    _armed_at[0] = -math.inf
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    """A test starts: the stuck-test watchdog is armed (again, where its arming is REARM_S old)."""
+    now = time.monotonic()
+    if now - _armed_at[0] >= REARM_S:
+        faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=_stderr_fd())
+        _armed_at[0] = now
+
+
+def _stderr_fd() -> Any:
+    """Where the stacks go: the stderr pytest's faulthandler plugin kept at configure time (a
+    duplicate taken before output capture, which would swallow them), else the process's."""
+    from _pytest.faulthandler import fault_handler_stderr_fd_key
+
+    config = _config[0]
+    fd = config.stash.get(fault_handler_stderr_fd_key, None) if config is not None else None
+    return fd if fd is not None else (sys.__stderr__ or sys.stderr)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_exception_interact() -> None:
+    """pytest's faulthandler plugin cancels the watchdog here (and before the debugger): the
+    next test arms it again."""
+    _disarmed()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_enter_pdb() -> None:
+    _disarmed()
+
+
+def pytest_sessionfinish() -> None:
+    """No watchdog outlives the tests."""
+    faulthandler.cancel_dump_traceback_later()
+    _disarmed()
 
 
 @pytest.fixture(autouse=True)
