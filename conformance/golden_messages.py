@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,16 +83,13 @@ def encode(message: str) -> str:
 
 
 def decode(text: str) -> str:
-    """The message a golden line holds."""
-    out, i = [], 0
-    while i < len(text):
-        if text[i] == "\\" and i + 1 < len(text):
-            out.append("\n" if text[i + 1] == "n" else text[i + 1])
-            i += 2
-        else:
-            out.append(text[i])
-            i += 1
-    return "".join(out)
+    """The message a golden line holds (a backslash escapes the character after it; `\\n` is
+    a newline)."""
+    return _ESCAPED.sub(lambda m: "\n" if m.group(1) == "n" else m.group(1), text)
+
+
+#: A backslash and the character it escapes.
+_ESCAPED = re.compile(r"\\(.)", re.DOTALL)
 
 
 def golden_file(area: str) -> Path:
