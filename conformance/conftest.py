@@ -104,6 +104,24 @@ def gpu_cases(spec: Spec) -> Iterator[dict[str, Case]]:
         ctx.close()
 
 
+#: The committed H100 run (reports/evidence/h100), whose report page test_report.py and
+#: test_report_pictures.py read: their tests of it share one xdist group, "h100-evidence-page".
+H100_EVIDENCE = Path(__file__).resolve().parents[1] / "reports" / "evidence" / "h100" / "results.json"
+
+
+@pytest.fixture(scope="session")
+def h100_page() -> dict[str, Any]:
+    """The committed H100 run: its results (`list`, and by id under `results`), its meta and its
+    HTML report page, rendered once a process (seconds; the tests that read it share a worker
+    under `--dist loadgroup`: xdist group "h100-evidence-page")."""
+    from ptxconf.app.report import load_results
+    from ptxconf.app.report_html import html_report
+
+    results, meta = load_results(H100_EVIDENCE)
+    return {"list": results, "results": {r.id: r for r in results}, "meta": meta,
+            "page": html_report(results, meta)}
+
+
 def _xdist_device() -> int | None:
     """Under pytest-xdist (`pytest -m gpu -n <GPUs> --dist loadgroup`), worker gw<i> probes on
     the (i mod GPUs)-th visible GPU: one worker per device."""

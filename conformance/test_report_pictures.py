@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +22,6 @@ from ptxconf.app.case_layouts import collision
 from ptxconf.app.draw import MAX_HEIGHT_PX, MAX_WIDTH_PX, Grid
 from ptxconf.app.figures import figures
 from ptxconf.app.figures_gpu import gpu_figures, mistake_figure, reference_figures, smem_chunk_grid
-from ptxconf.app.report import load_results
 from ptxconf.app.report_html import anchor_id, html_report
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.algebra import parse
@@ -32,7 +30,9 @@ from ptxconf.oracle.findings import judge
 from ptxconf.oracle.records import CanonicalLayout
 from ptxconf.oracle.spec import Spec
 
-EVIDENCE = Path(__file__).resolve().parents[1] / "reports" / "evidence" / "h100" / "results.json"
+#: With test_report.py's test of the H100 page, on one worker (`--dist loadgroup`): the page is
+#: rendered once a process (conftest.py's h100_page).
+pytestmark = pytest.mark.xdist_group("h100-evidence-page")
 SVG = "{http://www.w3.org/2000/svg}"
 #: The most bytes one picture may take.
 MAX_PICTURE_BYTES = 100 * 1024
@@ -86,10 +86,9 @@ def within_bounds(svg: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def evidence() -> dict[str, Any]:
-    results, meta = load_results(EVIDENCE)
-    page = html_report(results, meta)
-    return {"results": {r.id: r for r in results}, "page": page}
+def evidence(h100_page: dict[str, Any]) -> dict[str, Any]:
+    """The H100 run's results by id and its report page (conftest.py's h100_page)."""
+    return h100_page
 
 
 @pytest.fixture(scope="module")
