@@ -226,8 +226,10 @@ def _disarmed() -> None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_logstart(nodeid: str, location: tuple[str, int | None, str]) -> None:
-    """A test starts: the stuck-test watchdog is armed (again, where its arming is REARM_S old)."""
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """A test starts in this process (an xdist worker, never the controller, which only hears
+    of it): the stuck-test watchdog is armed (again, where its arming is REARM_S old). Returns
+    None, so the test then runs as it would without this hook."""
     now = time.monotonic()
     if now - _armed_at[0] >= REARM_S:
         faulthandler.dump_traceback_later(TEST_TIMEOUT_S, exit=True, file=_stderr_fd())
