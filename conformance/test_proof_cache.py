@@ -6,7 +6,6 @@ known finding is always proved."""
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from collections.abc import Callable
@@ -362,19 +361,12 @@ def test_a_refutation_is_kept_only_where_the_claim_can_re_check_it(tmp_path: Pat
 
 
 def _known_collision(name: str) -> tuple[Claim, dict[str, object]]:
-    """A real claim whose known finding is a collision, and its fresh counterexample (proved
-    once a process: two tests read layout_injective's; each gets a copy of the fields)."""
-    if name not in _COLLISIONS:
-        claim = next(c for c in all_claims(SPEC) if c.id.startswith(f"proof.{name}[")
-                     and c.id in SPEC.findings.by_case)
-        fresh = execute(claim_case(claim, 20.0))
-        assert fresh.fields["proof_status"] == "refuted"
-        _COLLISIONS[name] = (claim, dict(fresh.fields))
-    claim, fields = _COLLISIONS[name]
-    return claim, copy.deepcopy(fields)
-
-
-_COLLISIONS: dict[str, tuple[Claim, dict[str, object]]] = {}
+    """A real claim whose known finding is a collision, and its fresh counterexample."""
+    claim = next(c for c in all_claims(SPEC) if c.id.startswith(f"proof.{name}[")
+                 and c.id in SPEC.findings.by_case)
+    fresh = execute(claim_case(claim, 20.0))
+    assert fresh.fields["proof_status"] == "refuted"
+    return claim, dict(fresh.fields)
 
 
 def _moved(points: list[dict[str, object]], key: str, by: int) -> list[dict[str, object]]:
