@@ -56,7 +56,7 @@ GPU_PROVIDERS = tuple(p for p in REGISTRY if p.gpu)
 GPU_IDS = [i for p in GPU_PROVIDERS for i in p.case_ids(SPEC) or ()]
 #: Per evidence folder, the case families added after that device's committed run: their ids
 #: are compared once a run of that device holding them is committed (then its entry goes). The
-#: H200 run (2f2d992) predates the data-path families; the H100 run (7d81b09) holds them all.
+#: H200 run (2f2d992) predates the data-path families; the H100 run (2e42fb2) holds them all.
 NEWER_THAN_EVIDENCE: dict[str, tuple[str, ...]] = {
     "h200": (plan.CHECK_LDMATRIX + "[", plan.CHECK_STMATRIX + "[", "gpu.tma_write",
              "gpu.mma_sync[SM80_", "gpu.mma_sync[SM89_", "gpu.tma_pairing")}
