@@ -137,9 +137,7 @@ def test_a_warm_run_of_plain_proofs_imports_no_claim_module_and_no_numpy(
         " 'modules': sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
         "('ptxconf.oracle.proofs.claims', 'ptxconf.oracle.proofs.swizzles', "
         "'ptxconf.oracle.proofs.descriptors')))}))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PTXCONF_CACHE_DIR": str(cache_dir.parent)})
-    out = json.loads(done.stdout)
+    out = _fresh(code, cache_dir)
     assert out["modules"] == []
     assert out["status"] == [r.status.value for r in cold]
     assert out["message"] == [r.message for r in cold]
@@ -163,9 +161,7 @@ def test_a_warm_run_re_checks_a_known_refutation_without_the_solver(
         "got = [spec.findings.judge(execute(c)) for c in cases if c.id in wanted]\n"
         "print(json.dumps({'status': [r.status.value for r in got], 'message': [r.message for r in got],"
         " 'layouts': 'ptxconf.oracle.proofs.layouts' in sys.modules, 'z3': 'z3' in sys.modules}))\n")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                          env={**os.environ, "PTXCONF_CACHE_DIR": str(cache_dir.parent)})
-    out = json.loads(done.stdout)
+    out = _fresh(code, cache_dir)
     assert out["layouts"], "the known refutation was not re-checked by its module"
     assert not out["z3"]
     assert out["status"] == [r.status.value for r in cold]
@@ -183,3 +179,11 @@ def test_the_solver_stand_in_imports_z3_at_the_first_name_used() -> None:
     from ptxconf.oracle.proofs import solver
 
     assert solver.z3.BitVecSort(8).size() == 8
+
+
+def _fresh(code: str, cache_dir: Path) -> dict:
+    """What `code` prints as JSON, run in a fresh interpreter over the test's proof cache."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PTXCONF_CACHE_DIR": str(cache_dir.parent)})
+    out: dict = json.loads(done.stdout)
+    return out
