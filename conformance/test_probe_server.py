@@ -91,3 +91,15 @@ def test_a_server_with_no_lane_left_ends(tmp_path: Path) -> None:
         raise AssertionError(f"the probe server {pid} still runs {IDLE_S + 9} s after its last "
                              "lane left")
     assert list((tmp_path / "sockets").iterdir()) == []  # its socket is gone too
+
+
+def test_a_folder_no_server_can_listen_in_is_said_at_once(tmp_path: Path) -> None:
+    from ptxconf.gpu.probe_server import SharedRunner
+
+    runner = SharedRunner(str(tmp_path / "missing"), device=0, start_timeout_s=300)
+    started = time.monotonic()
+    res = runner.call("runner.selftest_sleep", 0.0)
+    assert not res.ok
+    assert res.error_kind == "crash"
+    assert res.error.startswith(f"no probe server can listen at {tmp_path / 'missing'}/gpu0s0.0")
+    assert time.monotonic() - started < 60  # said at once, not after the 300 s start limit

@@ -20,6 +20,7 @@ its own case. A call that outlives its limit: its caller kills the server, and s
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import signal
 import socket
@@ -133,9 +134,10 @@ class SharedRunner:
             if gen >= 0 and self._connect(path):
                 self._generation = gen
                 return None
-            if self._launch(_path(self.folder, self.name, gen + 1)):
-                continue  # ours is listening now (or another lane's won the bind): connect
-            time.sleep(0.02)
+            problem = self._launch(_path(self.folder, self.name, gen + 1))
+            if problem is not None:
+                return problem
+            # ours is listening now, or another lane's won the bind: connect to it
         return f"no probe server for GPU {self._gpu()} answered within {self.start_timeout_s} s"
 
     def _connect(self, path: str) -> bool:
@@ -157,16 +159,18 @@ class SharedRunner:
         self._conn, self._pid = conn, pid if status == "ready" else None
         return bool(status == "ready")
 
-    def _launch(self, path: str) -> bool:
+    def _launch(self, path: str) -> str | None:
         """Start a server listening at `path` (forked from this process, which has not
-        started CUDA); either way the caller then connects (to another lane's server where
-        that lane bound the path first)."""
+        started CUDA); the caller then connects, to another lane's server where that lane
+        bound the path first. Why no server can listen there, or None."""
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.bind(path)
-        except OSError:
+        except OSError as exc:
             sock.close()
-            return True  # another lane's server: connect to it
+            if exc.errno == errno.EADDRINUSE:
+                return None  # another lane's server: connect to it
+            return f"no probe server can listen at {path}: {exc}"
         sock.listen(64)
         child = os.fork()
         if child == 0:  # a child that forks the server and ends: the server is no lane's child,
@@ -177,7 +181,7 @@ class SharedRunner:
                 os._exit(0)
         os.waitpid(child, 0)
         sock.close()
-        return True
+        return None
 
     def _drop(self, *, kill: bool = False) -> None:
         conn, pid = self._conn, self._pid
