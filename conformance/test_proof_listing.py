@@ -123,21 +123,10 @@ def test_a_warm_run_of_plain_proofs_imports_no_claim_module_and_no_numpy(
     the claims' generators nor NumPy imported."""
     wanted = WANTED[1:]
     cold = _run(spec, wanted)
-    code = (
-        "import json, sys\n"
-        "from ptxconf.core.cases import execute\n"
-        "from ptxconf.oracle.proofs.cases import proof_cases\n"
-        "from ptxconf.oracle.spec import default_spec\n"
-        "spec = default_spec()\n"
-        f"wanted = {wanted!r}\n"
-        f"cases = proof_cases(spec, timeout_s={TIMEOUT_S}, cache=True, workers=0, "
-        "wanted=set(wanted).__contains__)\n"
-        "got = [execute(c) for c in cases if c.id in wanted]\n"
-        "print(json.dumps({'status': [r.status.value for r in got], 'message': [r.message for r in got],"
-        " 'modules': sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
+    out = _fresh(wanted, cache_dir, judged=False, also=(
+        "'modules': sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
         "('ptxconf.oracle.proofs.claims', 'ptxconf.oracle.proofs.swizzles', "
-        "'ptxconf.oracle.proofs.descriptors')))}))\n")
-    out = _fresh(code, cache_dir)
+        "'ptxconf.oracle.proofs.descriptors')))"))
     assert out["modules"] == []
     assert out["status"] == [r.status.value for r in cold]
     assert out["message"] == [r.message for r in cold]
@@ -149,19 +138,8 @@ def test_a_warm_run_re_checks_a_known_refutation_without_the_solver(
     re-checked by its generator's module (layouts), which imports without Z3
     (ptxconf.oracle.proofs.solver), with the verdicts of the cold run."""
     cold = _run(spec)
-    code = (
-        "import json, sys\n"
-        "from ptxconf.core.cases import execute\n"
-        "from ptxconf.oracle.proofs.cases import proof_cases\n"
-        "from ptxconf.oracle.spec import default_spec\n"
-        "spec = default_spec()\n"
-        f"wanted = {WANTED!r}\n"
-        f"cases = proof_cases(spec, timeout_s={TIMEOUT_S}, cache=True, workers=0, "
-        "wanted=set(wanted).__contains__)\n"
-        "got = [spec.findings.judge(execute(c)) for c in cases if c.id in wanted]\n"
-        "print(json.dumps({'status': [r.status.value for r in got], 'message': [r.message for r in got],"
-        " 'layouts': 'ptxconf.oracle.proofs.layouts' in sys.modules, 'z3': 'z3' in sys.modules}))\n")
-    out = _fresh(code, cache_dir)
+    out = _fresh(WANTED, cache_dir, judged=True, also=(
+        "'layouts': 'ptxconf.oracle.proofs.layouts' in sys.modules, 'z3': 'z3' in sys.modules"))
     assert out["layouts"], "the known refutation was not re-checked by its module"
     assert not out["z3"]
     assert out["status"] == [r.status.value for r in cold]
@@ -181,8 +159,24 @@ def test_the_solver_stand_in_imports_z3_at_the_first_name_used() -> None:
     assert solver.z3.BitVecSort(8).size() == 8
 
 
-def _fresh(code: str, cache_dir: Path) -> dict:
-    """What `code` prints as JSON, run in a fresh interpreter over the test's proof cache."""
+def _fresh(wanted: tuple[str, ...] | list[str], cache_dir: Path, *, judged: bool, also: str
+           ) -> dict:
+    """In a fresh interpreter over the test's proof cache: the wanted proof cases run (and
+    judged by the spec's findings where `judged`), their statuses and messages, and the JSON
+    entries `also` adds (Python source of dict items, `sys` imported)."""
+    got = "spec.findings.judge(execute(c))" if judged else "execute(c)"
+    code = (
+        "import json, sys\n"
+        "from ptxconf.core.cases import execute\n"
+        "from ptxconf.oracle.proofs.cases import proof_cases\n"
+        "from ptxconf.oracle.spec import default_spec\n"
+        "spec = default_spec()\n"
+        f"wanted = {wanted!r}\n"
+        f"cases = proof_cases(spec, timeout_s={TIMEOUT_S}, cache=True, workers=0, "
+        "wanted=set(wanted).__contains__)\n"
+        f"got = [{got} for c in cases if c.id in wanted]\n"
+        "print(json.dumps({'status': [r.status.value for r in got], "
+        f"'message': [r.message for r in got], {also}}}))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           env={**os.environ, "PTXCONF_CACHE_DIR": str(cache_dir.parent)})
     out: dict = json.loads(done.stdout)
