@@ -57,6 +57,23 @@ def _split_spec_line(out: str) -> tuple[dict[str, str], str]:
 
 
 @pytest.fixture
+def linted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The spec files each load parses and lints from now on (relative paths, in order; the
+    spec loader's lint_file counted)."""
+    from ptxconf.oracle import spec as spec_mod
+
+    parsed: list[str] = []
+    lint_file = spec_mod.lint_file
+
+    def counted(path: Path, top: Path) -> object:
+        parsed.append(path.relative_to(top).as_posix())
+        return lint_file(path, top)
+
+    monkeypatch.setattr(spec_mod, "lint_file", counted)
+    return parsed
+
+
+@pytest.fixture
 def spec_line() -> Callable[[str], tuple[dict[str, str], str]]:
     """Splits a command's text stdout into its spec line's fields and the rest (asserting the
     first line names the spec used)."""

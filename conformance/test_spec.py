@@ -273,21 +273,15 @@ def test_spec_sha256_hashes_each_yaml_files_path_and_bytes_in_order(tmp_path: Pa
 
 
 def test_a_file_loaded_before_is_not_parsed_again_and_an_edited_one_is(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, linted: list[str]) -> None:
     """Each distinct file (relative path and bytes) is parsed and linted once a process: a tree
     loaded again parses nothing, one file edited parses that file alone, and the records are
     the ones a cold load makes."""
     root = tmp_path / "spec"
     shutil.copytree(DEFAULT_SPEC_DIR, root)
     load_spec(root)
-    parsed: list[str] = []
-    lint_file = spec_mod.lint_file
-
-    def counted(path: Path, top: Path) -> object:
-        parsed.append(path.relative_to(top).as_posix())
-        return lint_file(path, top)
-
-    monkeypatch.setattr(spec_mod, "lint_file", counted)
+    parsed = linted
+    parsed.clear()
     again = load_spec(root)
     assert parsed == []
     edited = root / "wgmma" / "swizzle_atoms.yaml"

@@ -29,20 +29,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
-@pytest.fixture
-def linted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The files each load parses and lints (nothing remembered in memory between loads)."""
-    parsed: list[str] = []
-    lint_file = spec_mod.lint_file
-
-    def counted(path: Path, top: Path) -> object:
-        parsed.append(path.relative_to(top).as_posix())
-        return lint_file(path, top)
-
-    monkeypatch.setattr(spec_mod, "lint_file", counted)
-    return parsed
-
-
 def _load(root: Path, kept: bool = True) -> spec_mod.Spec:
     spec_mod.forget_parsed_files()
     return load_spec(root, kept=kept)
