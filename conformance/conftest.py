@@ -73,6 +73,26 @@ def linted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return parsed
 
 
+def _plant(path: Path, form: str, text: str) -> None:
+    """Leave at a cache entry's path what a hostile or broken cache could: for form "symlink"
+    a symlink to the entry moved aside, for "folder" a folder, else `text` written there."""
+    if form in ("symlink", "folder"):
+        real = path.with_name("elsewhere.json")
+        path.rename(real)
+        if form == "symlink":
+            path.symlink_to(real)
+        else:
+            path.mkdir()
+    else:
+        path.write_text(text)
+
+
+@pytest.fixture
+def plant() -> Callable[[Path, str, str], None]:
+    """`plant(path, form, text)`: a cache entry replaced as `_plant` says."""
+    return _plant
+
+
 @pytest.fixture
 def spec_line() -> Callable[[str], tuple[dict[str, str], str]]:
     """Splits a command's text stdout into its spec line's fields and the rest (asserting the

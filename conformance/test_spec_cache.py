@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,8 @@ def _entry(tree: Path, rel: str) -> Path:
 
 
 @pytest.mark.parametrize("spoil", ["value", "shape", "lines", "symlink", "folder"])
-def test_a_spoiled_entry_is_not_used(tree: Path, linted: list[str], spoil: str) -> None:
+def test_a_spoiled_entry_is_not_used(tree: Path, linted: list[str], plant: Callable[[Path, str, str], None],
+                                     spoil: str) -> None:
     cold = _load(tree)
     rel = "wgmma/swizzle_atoms.yaml"
     path = _entry(tree, rel)
@@ -108,15 +110,7 @@ def test_a_spoiled_entry_is_not_used(tree: Path, linted: list[str], spoil: str) 
     elif spoil == "lines":
         body["lines"] = body["lines"][1:]
         entry["digest"] = sign(path.stem, spec_cache._body_bytes(body))
-    if spoil in ("symlink", "folder"):
-        real = path.with_name("elsewhere.json")
-        path.rename(real)
-        if spoil == "symlink":
-            path.symlink_to(real)
-        else:
-            path.mkdir()
-    else:
-        path.write_text(json.dumps(entry))
+    plant(path, spoil, json.dumps(entry))
     linted.clear()
     warm = _load(tree)
     assert linted == [rel]

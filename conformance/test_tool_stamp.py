@@ -12,7 +12,7 @@ import mmap
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,7 +98,8 @@ def test_a_changed_search_environment_asks_again(cache: Path, tool: FakeTool,
 
 @needs_maps
 @pytest.mark.parametrize("spoil", ["answer", "type", "digest", "symlink", "folder"])
-def test_a_spoiled_stamp_is_not_used(cache: Path, tool: FakeTool, spoil: str) -> None:
+def test_a_spoiled_stamp_is_not_used(cache: Path, tool: FakeTool, plant: Callable[[Path, str, str], None],
+                                     spoil: str) -> None:
     tool.kept()
     (stamp,) = cache.iterdir()
     data = json.loads(stamp.read_text())
@@ -109,15 +110,7 @@ def test_a_spoiled_stamp_is_not_used(cache: Path, tool: FakeTool, spoil: str) ->
         data["digest"] = tool_stamp.sign(stamp.stem, tool_stamp._body("fake", data["files"], ["1.2.3"]))
     elif spoil == "digest":
         data["digest"] = "0" * 64
-    if spoil in ("symlink", "folder"):
-        real = stamp.with_name("elsewhere.json")
-        stamp.rename(real)
-        if spoil == "symlink":
-            stamp.symlink_to(real)
-        else:
-            stamp.mkdir()
-    else:
-        stamp.write_text(json.dumps(data))
+    plant(stamp, spoil, json.dumps(data))
     assert tool.kept() == "1.2.3"
     assert tool.asked == 2
 

@@ -9,6 +9,7 @@ import pickle
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -124,7 +125,8 @@ class _Boom:
 
 
 @pytest.mark.parametrize("form", ["edited", "code", "symlink", "truncated"])
-def test_a_hostile_entry_is_never_used_and_runs_nothing(tmp_path: Path, form: str) -> None:
+def test_a_hostile_entry_is_never_used_and_runs_nothing(
+        tmp_path: Path, plant: Callable[[Path, str, str], None], form: str) -> None:
     kept = T.Transcripts(SPEC, tmp_path)
     prov, ids = _job("gpu-ldmatrix")
     first, _ = _run(Emulator(SPEC), kept, prov, ids)
@@ -137,9 +139,7 @@ def test_a_hostile_entry_is_never_used_and_runs_nothing(tmp_path: Path, form: st
     elif form == "code":  # signed correctly (no $PTXCONF_CACHE_KEY here), but builds os.system
         _write(path, {"version": T.VERSION, "calls": [_Boom()], "results": []})
     elif form == "symlink":
-        other = tmp_path / "elsewhere"
-        path.rename(other)
-        path.symlink_to(other)
+        plant(path, "symlink", "")
     else:
         path.write_bytes(data[: len(data) // 2])
     ran: list[str] = []
