@@ -147,8 +147,8 @@ class _Restricted(pickle.Unpickler):
 
 
 def answer_parts(value: Any) -> dict[str, str]:
-    """Digests of an answer's parts (a dataclass's fields, a sequence's items' fields, up to
-    two levels): where a replayed answer differs, they name what differs."""
+    """Digests of an answer's parts (dataclass fields and sequence items, three levels deep,
+    e.g. `[0][3].regs`): where a replayed answer differs, they name what differs."""
     def parts(v: Any, at: str, depth: int) -> dict[str, str]:
         if depth and dataclasses.is_dataclass(v) and not isinstance(v, type):
             return {k: d for f in dataclasses.fields(v)
@@ -212,10 +212,6 @@ class Transcripts:
         """The entry's key: the code, the spec, the provider and the job's case ids."""
         return hashlib.sha256("\0".join((self.base, provider, *ids)).encode()).hexdigest()
 
-    def has(self, provider: str, ids: Sequence[str]) -> bool:
-        """Whether an entry for the job is on disk (not yet checked)."""
-        return (self.root / f"{self.key(provider, ids)}.bin").is_file()
-
     def _load(self, key: str) -> dict[str, Any] | None:
         path = self.root / f"{key}.bin"
         try:
@@ -240,7 +236,8 @@ class Transcripts:
         `self.miss` says why)."""
         self.miss = ""
         t0 = time.perf_counter()
-        entry = self._load(self.key(provider, ids))
+        key = self.key(provider, ids)
+        entry = self._load(key)
         self.seconds["load"] += time.perf_counter() - t0
         if entry is None or [r.id for r in entry["results"]] != list(ids):
             self.miss = "no usable transcript" if entry is None else "another job's transcript"
@@ -269,7 +266,7 @@ class Transcripts:
                                 f" ({res.error_kind}: {res.error})" if not res.ok else ""))
                 return None
         with contextlib.suppress(OSError):  # used: the last to go when the folder is pruned
-            os.utime(self.root / f"{self.key(provider, ids)}.bin")
+            os.utime(self.root / f"{key}.bin")
         return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
                 for r in entry["results"]]
 
@@ -302,7 +299,7 @@ def prune(root: Path | None = None, max_bytes: int = MAX_FOLDER_BYTES) -> int:
     new set); how many were removed."""
     root = root or folder()
     try:
-        entries = [(p.stat().st_mtime, p.stat().st_size, p) for p in root.glob("*.bin")]
+        entries = [(st.st_mtime, st.st_size, p) for p in root.glob("*.bin") for st in [p.stat()]]
     except OSError:
         return 0
     total = sum(size for _, size, _ in entries)
