@@ -36,7 +36,8 @@ def _job(name: str, n: int = 0) -> tuple[str, tuple[str, ...]]:
 
 def _run(emu: Emulator, kept: T.Transcripts, name: str, ids: tuple[str, ...],
          ran: list[str] | None = None):
-    """The job's results as a lane gets them: by replay, else run (and recorded)."""
+    """The job's results as a lane gets them (by replay, else run and recorded), and whether
+    they were replayed."""
     ctx = emulated_context(emu)
     try:
         cases = {c.id: c for c in provider(name).load(SPEC, ctx)}
@@ -44,16 +45,14 @@ def _run(emu: Emulator, kept: T.Transcripts, name: str, ids: tuple[str, ...],
         if sess is None:  # the session opens with the first case that asks for it
             execute(cases[ids[0]])
             sess = ctx.shared[SESSION_RESOURCE]
-        got = kept.replay(sess, name, ids)
-        if got is not None:
-            return got, True
 
         def run():
             if ran is not None:
                 ran.append(name)
             return [execute(cases[i]) for i in ids]
 
-        return kept.record(sess, name, ids, run), False
+        results = kept.answer(sess, name, ids, run)
+        return results, not kept.miss
     finally:
         ctx.close()
 

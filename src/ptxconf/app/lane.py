@@ -124,7 +124,8 @@ def run_job(spec_root: str, job: Job, setup: LaneSetup,
 
 def _run_job(spec: Spec, ctx: RunContext, sess: Any, job: Job, setup: LaneSetup
              ) -> list[Result]:
-
+    """The job's results, from its transcript where the run keeps them (`_REPLAY` says how
+    it went), else its cases run."""
     def run() -> list[Result]:
         listed = (job.device, job.provider)
         if listed not in _CASES:
@@ -137,10 +138,10 @@ def _run_job(spec: Spec, ctx: RunContext, sess: Any, job: Job, setup: LaneSetup
     if kept is None:
         return run()
     before = dict(kept.seconds)
-    replayed = kept.replay(sess, job.provider, job.ids)
-    _REPLAY.update(replayed=replayed is not None, miss=kept.miss,
+    results = kept.answer(sess, job.provider, job.ids, run)
+    _REPLAY.update(replayed=not kept.miss, miss=kept.miss,
                    **{f"replay_{k}_s": round(v - before[k], 4) for k, v in kept.seconds.items()})
-    return replayed if replayed is not None else kept.record(sess, job.provider, job.ids, run)
+    return results
 
 
 #: Whether the lane's last job was answered by its transcript, and if not why (`run_timed_job`).

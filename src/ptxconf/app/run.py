@@ -136,8 +136,7 @@ def _gpu_jobs(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext,
             def run(ids: tuple[str, ...] = ids) -> list[Result]:
                 return [execute(by_id[i]) for i in ids]
 
-            got = kept.replay(sess, prov.name, ids)
-            for r in got if got is not None else kept.record(sess, prov.name, ids, run):
+            for r in kept.answer(sess, prov.name, ids, run):
                 ready[r.id] = r
         interrupts.check()
         yield spec.findings.judge(ready.pop(c.id))

@@ -270,6 +270,13 @@ class Transcripts:
         return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
                 for r in entry["results"]]
 
+    def answer(self, sess: Any, provider: str, ids: Sequence[str],
+               run: Callable[[], list[Result]]) -> list[Result]:
+        """The job's results: by replay, else `run` recorded (`self.miss` then says why it
+        was not replayed; it is "" where it was)."""
+        got = self.replay(sess, provider, ids)
+        return got if got is not None else self.record(sess, provider, ids, run)
+
     def record(self, sess: Any, provider: str, ids: Sequence[str],
                run: Callable[[], list[Result]]) -> list[Result]:
         """Run the job with its calls recorded; keep its transcript where every result is
