@@ -19,7 +19,7 @@ TIMELINE = [{"provider": "gpu-sweep", "cases": 32, "pid": 1, "start": 1.0, "end"
 def test_lane_phase_spans_first_start_to_last_end_and_sums_the_jobs() -> None:
     got = lane_phase({"gpus": 1, "lanes": 2, "jobs": 3, "timeline": TIMELINE})
     # span 4.0 - 1.0 = 3.0 s; busy 1.5 + 1.5 + 1.5 = 4.5 lane-s
-    assert got == {"lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
+    assert got == {"lanes": 2, "lane_pool": True, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
 
 
 def test_a_kernel_landing_is_not_a_lane_job() -> None:
@@ -27,7 +27,7 @@ def test_a_kernel_landing_is_not_a_lane_job() -> None:
     landed = {"provider": "kernel-build", "module": "wgmma:00", "cases": 0, "pid": 0,
               "start": 0.5, "end": 0.5}
     got = lane_phase({"gpus": 1, "lanes": 2, "timeline": [landed, *TIMELINE]})
-    assert got == {"lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
+    assert got == {"lanes": 2, "lane_pool": True, "lanes_span_s": 3.0, "lanes_busy_s": 4.5}
 
 
 def test_the_lanes_waits_for_their_probe_workers_are_summed_where_every_job_has_them() -> None:
@@ -35,14 +35,28 @@ def test_the_lanes_waits_for_their_probe_workers_are_summed_where_every_job_has_
              for j, w, p in zip(TIMELINE, (0.5, 0.25, 1.0), (0.25, 0.125, 0.5), strict=True)]
     got = lane_phase({"gpus": 1, "lanes": 2, "timeline": waits})
     # waits 0.5 + 0.25 + 1.0 = 1.75 lane-s; the workers' own 0.25 + 0.125 + 0.5 = 0.875 s
-    assert got == {"lanes": 2, "lanes_span_s": 3.0, "lanes_busy_s": 4.5, "lanes_wait_s": 1.75,
-                   "probe_s": 0.88}
+    assert got == {"lanes": 2, "lane_pool": True, "lanes_span_s": 3.0, "lanes_busy_s": 4.5,
+                   "lanes_wait_s": 1.75, "probe_s": 0.88}
     # one job without them (a lane of an older run): no sums that leave it out
     assert "lanes_wait_s" not in lane_phase({"lanes": 2, "timeline": [*waits[:2], TIMELINE[2]]})
     run = {"wall_s": 8.0, **got}
     assert _lines(_figures(run=run))[2].endswith(
         "(its 2 lanes: 3.0 s from the first job to the last, 4.5 lane-s busy, 1.75 of them "
         "waiting for the probe workers, which worked 0.88 s): 2.0x")
+
+
+def test_a_warm_run_that_replayed_every_job_started_no_lane_pool() -> None:
+    replayed = [{**j, "replayed": True} for j in TIMELINE]
+    got = lane_phase({"mode": "replay", "gpus": 1, "lanes": 2, "timeline": replayed})
+    assert got["lane_pool"] is False
+    assert got["jobs_replayed"] == 3
+    # one job missed: it ran in lanes, whose timeline the run's lanes hold beside the replay's
+    missed = {"gpus": 1, "lanes": 1, "timeline": [TIMELINE[2]],
+              "replay": {"mode": "replay", "lanes": 2, "timeline": replayed[:2]}}
+    got = lane_phase(missed)
+    assert got["lane_pool"] is True
+    assert got["jobs_replayed"] == 2
+    assert got["lanes_busy_s"] == 4.5
 
 
 def test_a_run_without_lanes_has_no_lane_phase() -> None:

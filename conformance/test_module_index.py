@@ -32,6 +32,7 @@ THROUGH: dict[str, tuple[str, ...]] = {
     "ptxconf.mutants": ("test_install_parity.py", "test_mutants.py"),
     "ptxconf.app.cli_parser": ("test_cli.py", "test_cli_fuzz.py"),
     "ptxconf.app.command_io": ("test_spec_choice.py", "test_findings_travel.py"),
+    "ptxconf.app.gpu_run": ("test_cli.py", "test_faults.py", "test_interrupts.py"),
     "ptxconf.app.explain": ("test_explain.py", "test_explain_gpu.py", "test_explain_terminal.py",
                             "test_explain_printed.py"),
     "ptxconf.app.merge": ("test_merge.py",),

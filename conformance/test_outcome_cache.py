@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from ptxconf.app.providers import Provider, provider
-from ptxconf.app.run import KNOWN_DISCREPANCY, RunOptions, _provider_results
+from ptxconf.app.run import KNOWN_DISCREPANCY, _provider_results
+from ptxconf.app.run_options import RunOptions
 from ptxconf.core import outcome_cache as OC
 from ptxconf.core.cases import Case, case, passed
 from ptxconf.core.context import RunContext

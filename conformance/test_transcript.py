@@ -14,60 +14,26 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from emulator import SPEC, Emulator, emulated_context
+from emulator import SPEC, Emulator, lane_job, replay_or_run
 
-from ptxconf.app.lanes import group_ids
-from ptxconf.app.providers import provider
-from ptxconf.core.cases import execute
 from ptxconf.core.results import Status
 from ptxconf.core.trust import sign
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.probes import WmmaDump
-from ptxconf.gpu.session import SESSION_RESOURCE
 from ptxconf.gpu.variants import wmma_probe_variants
-
-
-def _job(name: str, n: int = 0) -> tuple[str, tuple[str, ...]]:
-    """The n-th lane job of a GPU provider, as the lanes cut them."""
-    prov = provider(name)
-    ids = list(prov.case_ids(SPEC) or [])
-    return name, group_ids(SPEC, prov, ids)[n]
-
-
-def _run(emu: Emulator, kept: T.Transcripts, name: str, ids: tuple[str, ...],
-         ran: list[str] | None = None):
-    """The job's results as a lane gets them (by replay, else run and recorded), and whether
-    they were replayed."""
-    ctx = emulated_context(emu)
-    try:
-        cases = {c.id: c for c in provider(name).load(SPEC, ctx)}
-        sess = ctx.shared.get(SESSION_RESOURCE)
-        if sess is None:  # the session opens with the first case that asks for it
-            execute(cases[ids[0]])
-            sess = ctx.shared[SESSION_RESOURCE]
-
-        def run():
-            if ran is not None:
-                ran.append(name)
-            return [execute(cases[i]) for i in ids]
-
-        results = kept.answer(sess, name, ids, run)
-        return results, not kept.miss
-    finally:
-        ctx.close()
 
 
 @pytest.mark.parametrize("name", ["gpu-sweep", "gpu-wmma", "gpu-ldmatrix", "gpu-tma_pairing"])
 def test_a_replayed_job_gives_the_results_its_run_gave(tmp_path: Path, name: str) -> None:
     kept = T.Transcripts(SPEC, tmp_path)
-    prov, ids = _job(name)
-    first, replayed = _run(Emulator(SPEC), kept, prov, ids)
+    prov, ids = lane_job(name)
+    first, replayed = replay_or_run(Emulator(SPEC), kept, prov, ids)
     assert not replayed
     assert all(r.status is Status.PASS for r in first)
     assert len(list(tmp_path.iterdir())) == 1
     ran: list[str] = []
     emu = Emulator(SPEC)
-    again, replayed = _run(emu, kept, prov, ids, ran)
+    again, replayed = replay_or_run(emu, kept, prov, ids, ran)
     assert replayed, kept.miss
     assert not ran
     assert [(r.id, r.status, r.message, r.code) for r in again] == \
@@ -79,10 +45,10 @@ def test_a_replayed_job_gives_the_results_its_run_gave(tmp_path: Path, name: str
 
 def test_an_answer_unlike_the_recorded_one_runs_the_job_in_full(tmp_path: Path) -> None:
     kept = T.Transcripts(SPEC, tmp_path)
-    prov, ids = _job("gpu-sweep")
-    _run(Emulator(SPEC), kept, prov, ids)
+    prov, ids = lane_job("gpu-sweep")
+    replay_or_run(Emulator(SPEC), kept, prov, ids)
     ran: list[str] = []
-    results, replayed = _run(Emulator(SPEC, wrong="k_off_by_one"), kept, prov, ids, ran)
+    results, replayed = replay_or_run(Emulator(SPEC, wrong="k_off_by_one"), kept, prov, ids, ran)
     assert not replayed
     assert ran == [prov]
     assert kept.miss.startswith("run_wgmma_sweep: the answer differs in ")
@@ -91,22 +57,22 @@ def test_an_answer_unlike_the_recorded_one_runs_the_job_in_full(tmp_path: Path) 
 
 def test_a_job_with_a_failing_case_keeps_no_transcript(tmp_path: Path) -> None:
     kept = T.Transcripts(SPEC, tmp_path)
-    prov, ids = _job("gpu-sweep")
-    results, _ = _run(Emulator(SPEC, wrong="k_off_by_one"), kept, prov, ids)
+    prov, ids = lane_job("gpu-sweep")
+    results, _ = replay_or_run(Emulator(SPEC, wrong="k_off_by_one"), kept, prov, ids)
     assert any(r.status is Status.FAIL for r in results)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_transcript_of_another_device_is_not_replayed(tmp_path: Path) -> None:
     kept = T.Transcripts(SPEC, tmp_path)
-    prov, ids = _job("gpu-ldmatrix")
-    _run(Emulator(SPEC), kept, prov, ids)
+    prov, ids = lane_job("gpu-ldmatrix")
+    replay_or_run(Emulator(SPEC), kept, prov, ids)
     [path] = tmp_path.iterdir()
     entry = kept._load(path.stem)
     assert entry is not None
     entry["device"] = "NVIDIA H200 (cc 9.0)"
     _write(path, entry)
-    _, replayed = _run(Emulator(SPEC), kept, prov, ids)
+    _, replayed = replay_or_run(Emulator(SPEC), kept, prov, ids)
     assert not replayed
     assert kept.miss == "recorded on NVIDIA H200 (cc 9.0)"
 
@@ -127,8 +93,8 @@ class _Boom:
 def test_a_hostile_entry_is_never_used_and_runs_nothing(
         tmp_path: Path, plant: Callable[[Path, str, str], None], form: str) -> None:
     kept = T.Transcripts(SPEC, tmp_path)
-    prov, ids = _job("gpu-ldmatrix")
-    first, _ = _run(Emulator(SPEC), kept, prov, ids)
+    prov, ids = lane_job("gpu-ldmatrix")
+    first, _ = replay_or_run(Emulator(SPEC), kept, prov, ids)
     [path] = tmp_path.iterdir()
     data = path.read_bytes()
     marker = Path("/tmp/ptxconf-transcript-pwned")
@@ -142,7 +108,7 @@ def test_a_hostile_entry_is_never_used_and_runs_nothing(
     else:
         path.write_bytes(data[: len(data) // 2])
     ran: list[str] = []
-    results, replayed = _run(Emulator(SPEC), kept, prov, ids, ran)
+    results, replayed = replay_or_run(Emulator(SPEC), kept, prov, ids, ran)
     assert not replayed
     assert ran == [prov]
     assert kept.miss == "no usable transcript"

@@ -105,12 +105,17 @@ def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
     job's start to the last job's end (the GPU phase, inside the run's wall time) and the lanes'
     busy seconds summed (host and GPU work together), and of those, where the jobs say, the
     seconds spent waiting for the probe workers' answers (`lanes_wait_s`) and the workers' own
-    seconds in those calls (`probe_s`); {} where the run has no lane timeline."""
+    seconds in those calls (`probe_s`); whether a lane pool started (`lane_pool`: a warm run
+    that replays every job from its transcript starts none, `ptxconf.app.replay_run`); {}
+    where the run has no lane timeline."""
     lanes = lanes or {}
+    pool = lanes.get("mode") != "replay"
+    if lanes.get("replay"):  # replayed first, the misses in lanes: both timelines
+        lanes = {**lanes, "timeline": [*lanes["replay"]["timeline"], *lanes.get("timeline", [])]}
     timeline = [j for j in lanes.get("timeline") or [] if j.get("provider") != "kernel-build"]
     if not timeline:
         return {}
-    out = {"lanes": lanes.get("lanes"),
+    out = {"lanes": lanes.get("lanes"), "lane_pool": pool,
            "lanes_span_s": round(max(j["end"] for j in timeline)
                                  - min(j["start"] for j in timeline), 2),
            "lanes_busy_s": round(sum(j["end"] - j["start"] for j in timeline), 2)}

@@ -118,7 +118,11 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
         name, why = next(iter(k["rejected"].items()))
         what += (f"; {len(k['rejected'])} cached module(s) rejected and compiled again "
                  f"({name}: {why})")
-    if lanes:
+    replay = lanes.get("replay") if lanes and lanes.get("mode") != "replay" else lanes
+    if replay and replay.get("mode") == "replay":
+        what += (f"; {replay['replayed_jobs']} of {replay['jobs']} GPU jobs replayed from their "
+                 f"transcripts by {replay['lanes']} probe workers on {replay['gpus']} GPU(s)")
+    if lanes and lanes.get("mode") != "replay":
         what += f"; GPU cases over {lanes['gpus']} GPU(s) x {lanes['lanes'] // lanes['gpus']} workers"
     return what
 
@@ -195,7 +199,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     from ptxconf.app.progress import progress
     from ptxconf.app.report import check_writable, write_reports
     from ptxconf.app.reproduce import with_reproduce
-    from ptxconf.app.run import RunOptions, default_report_dir, exit_code, run_all, run_meta
+    from ptxconf.app.run import default_report_dir, exit_code, run_all, run_meta
+    from ptxconf.app.run_options import RunOptions
     from ptxconf.app.text_report import text_summary
     from ptxconf.core.results import Status, result_digest, summarize
 

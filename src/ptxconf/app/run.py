@@ -3,50 +3,25 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import os
 import platform
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ptxconf import __version__
 from ptxconf.app.providers import REGISTRY, Provider
+from ptxconf.app.run_options import RunOptions
+from ptxconf.app.run_options import selected_id as _selected_id
 from ptxconf.core import interrupts
 from ptxconf.core.cases import Case, case_id, execute, skipped
 from ptxconf.core.context import RunContext
 from ptxconf.core.outcome_cache import KEPT, OutcomeCache
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.spec import Spec, identity
-
-
-@dataclass
-class RunOptions:
-    """What `ptxconf check` was asked to do."""
-
-    gpu: str = "auto"
-    only: str | None = None
-    proof_timeout_s: float = 20.0
-    proof_cache: bool = True
-    #: --verify-cache: the fraction of cached proof outcomes proved again, drawn by verify_seed.
-    verify_cache: float = 0.0
-    verify_seed: int = 0
-    #: --proof-workers: processes proving claims (None: auto_proof_workers(); 0: in a thread).
-    proof_workers: int | None = None
-    strict: bool = False
-    #: Reuse compiled kernel modules (ptxconf.gpu.kcache); --no-cache compiles them all.
-    kernel_cache: bool = True
-    #: --gpus: how many visible GPUs ("all" or a count) and probe workers per GPU (None: auto).
-    gpus: str = "1"
-    workers_per_gpu: int | None = None
-    #: --resume: results of an earlier, interrupted run, kept instead of run again.
-    done: dict[str, Result] = field(default_factory=dict)
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def providers(opts: RunOptions) -> tuple[Provider, ...]:
@@ -231,124 +206,6 @@ def _beside(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunC
     return [r for out in outs for r in out]
 
 
-def _gpus_asked(opts: RunOptions) -> int:
-    """How many GPUs the run spreads over: one by default; for --gpus N or all, as many of
-    those the driver counts (asked directly, no context made; a lane's probe worker is pinned
-    to its GPU and sees only that one)."""
-    if opts.gpus == "1" or opts.gpu == "off":
-        return 1
-    from ptxconf.gpu.session import gpu_count
-
-    count = max(1, gpu_count())
-    return count if opts.gpus == "all" else min(int(opts.gpus), count)
-
-
-def _lanes_asked(opts: RunOptions, gpus: int) -> int:
-    """How many lanes the options ask for: --workers-per-gpu (default: every core but a few,
-    shared over the GPUs) times the GPUs."""
-    from ptxconf.app.lanes import auto_workers
-
-    return gpus * (opts.workers_per_gpu or auto_workers(gpus))
-
-
-class _Started:
-    """A LanePool being made in a thread of its own (`get` waits for it; `close` ends it
-    without waiting, whenever it is made)."""
-
-    def __init__(self, make: Callable[[], Any]) -> None:
-        self._made: list[Any] = []
-        self._err: list[BaseException] = []
-        self._thread = threading.Thread(target=self._run, args=(make,), daemon=True,
-                                        name="ptxconf-lanes-start")
-        self._thread.start()
-
-    def _run(self, make: Callable[[], Any]) -> None:
-        try:
-            self._made.append(make())
-        except BaseException as exc:  # noqa: BLE001 - raised again by get()
-            self._err.append(exc)
-
-    def get(self) -> Any:
-        while self._thread.is_alive():
-            self._thread.join(0.2)
-            interrupts.check()
-        if self._err:
-            raise self._err[0]
-        return self._made[0]
-
-    def close(self, block: bool = False) -> None:
-        self._thread.join()
-        if self._made:
-            self._made[0].close(block=block)
-
-
-def _gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: RunContext,
-                 emit: Callable[[Result], None],
-                 dispatched: threading.Event) -> list[Result]:
-    """The GPU providers' results: over lanes (ptxconf.app.lanes) where CuPy is here and more than
-    one lane is asked for, else one after another in this process. The lanes start at once and
-    warm up (a probe worker and CUDA each) while the first one checks the device and this
-    thread plans the jobs and starts the kernel build; each job goes to the lanes as soon as
-    its kernels are built (`ptxconf.app.lanes.run_lanes`). Where the device is not usable, the
-    providers say why, as in the one-after-another run. `dispatched` is set once the lanes
-    have every job (at once where no lanes run, and as soon as kernels must be compiled): the
-    CPU providers wait for it, so that until then this thread and the pool's own thread have
-    the interpreter to themselves."""
-    gpus = _gpus_asked(opts)
-    # --gpu off asks nothing of the lanes (whose module imports multiprocessing's machinery)
-    lanes = 1 if opts.gpu == "off" or not provs else _lanes_asked(opts, gpus)
-    if (opts.gpu == "off" or not provs or lanes <= 1
-            or importlib.util.find_spec("cupy") is None):
-        dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
-        out = _sequential(provs, spec, opts, ctx, emit)
-        sess = ctx.shared.get("gpu.session")
-        if sess is not None and sess.built:
-            opts.extra["kernels"] = kernel_note(sess.built, sess.build_seconds)
-        return out
-    from ptxconf.app import lanes as L
-
-    entered = time.perf_counter()
-    from ptxconf.gpu.kcache import folder_for
-
-    folder = folder_for(opts.kernel_cache)
-    pool = _Started(lambda: L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus))
-    builder = None
-    try:
-        # the pool's processes start (in a thread: that waits on the fork server) while this
-        # thread plans the jobs and starts the kernel build
-        groups = L.job_groups(spec, provs,
-                              lambda i: i not in opts.done and _selected_id(i, opts.only))
-        jobs = L.place(groups, gpus)
-        needs = L.job_needs(spec, jobs)
-        # compiling leaves this interpreter free: the CPU providers need not wait
-        builder = L.start_build(spec, folder, needs, lambda _: dispatched.set())
-        problem, _ = pool.get().device()
-        if problem is not None:
-            if builder is not None:
-                builder.close()
-            pool.close(block=True)
-            dispatched.set()
-            return _sequential(provs, spec, opts, ctx, emit)
-        checked_s = round(time.perf_counter() - entered, 2)
-        kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
-        for r in kept:
-            emit(r)
-        timeline: list[dict[str, Any]] = []
-        opts.extra["lanes"] = {"gpus": gpus, "lanes": lanes, "jobs": len(jobs),
-                               "device_s": checked_s, "timeline": timeline}
-        results = L.run_lanes(spec, jobs, pool.get(), str(folder), emit, timeline, builder,
-                              dispatched.set, needs)
-        if builder is not None:
-            opts.extra["kernels"] = kernel_note(builder.result(), builder.seconds)
-        opts.extra["lanes"]["warm_up"] = pool.get().warm_up_times()
-    finally:
-        if builder is not None:
-            builder.close()
-        pool.close()  # the lanes end while the report is written
-    order = {p.name: i for i, p in enumerate(provs)}
-    return kept + sorted(results, key=lambda r: order.get(r.provider, len(order)))
-
-
 def auto_proof_workers() -> int:
     """Processes for the proofs: one per core, at most four (about 200 small claims; more
     workers would mostly start interpreters); none on a single core. The main process mostly
@@ -356,19 +213,6 @@ def auto_proof_workers() -> int:
     `check --gpu off` in about 17 s where one took 25 s."""
     cores = os.cpu_count() or 1
     return min(4, cores) if cores > 1 else 0
-
-
-def _selected_id(cid: str, only: str | None) -> bool:
-    """Whether --only selects a case id."""
-    return not only or only in cid
-
-
-def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:
-    """What the kernel build did: modules, how many came from the cache, compile seconds."""
-    cached = sum(1 for b in built.values() if b.cached)
-    return {"modules": len(built), "from_cache": cached, "compiled": len(built) - cached,
-            "failed": sum(1 for b in built.values() if not b.ok), "seconds": round(seconds, 3),
-            "rejected": {b.name: b.rejected for b in built.values() if b.rejected}}
 
 
 def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
@@ -398,7 +242,10 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
 
     def gpu_part() -> None:
         try:
-            gpu_out.extend(_gpu_results(gpu, spec, opts, ctx, emit, dispatched))
+            from ptxconf.app.gpu_run import gpu_results
+
+            gpu_out.extend(gpu_results(gpu, spec, opts, ctx, emit, dispatched,
+                                       lambda: _sequential(gpu, spec, opts, ctx, emit)))
         except BaseException as exc:  # noqa: BLE001 - handed to the main thread below
             gpu_err.append(exc)
         finally:

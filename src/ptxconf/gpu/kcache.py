@@ -83,6 +83,23 @@ def module_key(m: Module) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def tool_versions() -> tuple[str, str]:
+    """The tool versions every cache key covers (`module_key`): NVRTC's and the driver's."""
+    return repr(nvrtc_version()), driver_version()
+
+
+def reuse(folder: Path, files: dict[str, str]) -> dict[str, Built] | None:
+    """Modules by name from cubin files a run named (`Transcripts.keep_run`), each read as a
+    cached one is (`cached_why_not`); None where any is missing or not usable."""
+    out = {}
+    for name, file in files.items():
+        path = folder / file
+        if cached_why_not(path) is not None:
+            return None
+        out[name] = Built(name, True, str(path), True, 0.0)
+    return out
+
+
 #: The largest cubin read from the cache (the probe modules are well under 1 MiB).
 MAX_CUBIN_BYTES = 64 << 20
 
@@ -226,5 +243,5 @@ def timed_build_all(mods: Sequence[Module], *, jobs: int | None = None,
     return built, time.perf_counter() - start
 
 
-__all__ = ["CACHE_ENV", "Built", "Builder", "Module", "build_all", "cache_dir", "driver_version", "folder_for",
-           "module_key", "timed_build_all"]
+__all__ = ["CACHE_ENV", "Built", "Builder", "Module", "build_all", "cache_dir", "driver_version",
+           "folder_for", "module_key", "reuse", "timed_build_all", "tool_versions"]

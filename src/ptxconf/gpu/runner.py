@@ -154,7 +154,10 @@ class ProbeRunner:
     """One worker process at a time, restarted after a fault or a timeout."""
 
     def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0,
-                 device: int | None = None, warm_call: str | None = None) -> None:
+                 device: int | None = None, warm_call: str | None = None,
+                 context: Any = None) -> None:
+        """`context`: how its workers start (a multiprocessing context; default per
+        `_START_METHOD`), e.g. forked from a fork server that has imported CuPy."""
         self.device = device
         self.warm_call = warm_call
         self.timeout_s = timeout_s
@@ -166,7 +169,7 @@ class ProbeRunner:
         self.calls = 0
         self.worker_s = 0.0
         self.round_trip_s = 0.0
-        self._ctx: Any = mp.get_context(_START_METHOD)
+        self._ctx: Any = context or mp.get_context(_START_METHOD)
         self._proc: Any = None
         self._conn: Any = None
 

@@ -31,8 +31,10 @@ import functools
 import hashlib
 import importlib
 import io
+import json
 import os
 import pickle
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -52,11 +54,15 @@ MAGIC = b"ptxconf-transcript\n"
 MAX_ENTRY_BYTES = 256 << 20
 #: The most the transcripts folder keeps (`prune`: least recently used first out).
 MAX_FOLDER_BYTES = 2 << 30
+#: A kernel-cache file name a run record may name (`Transcripts.run_record`).
+_CUBIN = re.compile(r"[0-9a-f]{64}\.cubin")
 #: Calls that load modules into the worker: session state, not probes (`needs` covers them).
 MODULE_CALLS = frozenset({"load_module", "prepare_wgmma", "prepare_wmma"})
 #: Statuses a kept job's results may have: a failing case always runs in full, so that its
-#: result carries this run's own dumps.
-KEPT = frozenset({Status.PASS, Status.DISCREPANCY})
+#: result carries this run's own dumps. A skip is kept: it is as deterministic as a pass (the
+#: spec, the code and the device say it), and a job that kept none would start lanes in
+#: every warm run.
+KEPT = frozenset({Status.PASS, Status.DISCREPANCY, Status.SKIP})
 
 
 #: A dataclass field whose metadata holds this key differs run to run and no case reads it (a
@@ -231,16 +237,28 @@ class Transcripts:
               and all(isinstance(r, Result) for r in entry["results"]))
         return entry if ok else None
 
+    def entry(self, provider: str, ids: Sequence[str]) -> tuple[dict[str, Any] | None, str]:
+        """The job's kept entry ("" beside it), or None and why there is none usable."""
+        t0 = time.perf_counter()
+        entry = self._load(self.key(provider, ids))
+        self.seconds["load"] += time.perf_counter() - t0
+        if entry is None or [r.id for r in entry["results"]] != list(ids):
+            return None, "no usable transcript" if entry is None else "another job's transcript"
+        return entry, ""
+
+    def taken(self, entry: dict[str, Any], provider: str, ids: Sequence[str]) -> list[Result]:
+        """A replayed entry's results, marked `replayed`; the entry marked used (the last to
+        go when the folder is pruned)."""
+        with contextlib.suppress(OSError):
+            os.utime(self.root / f"{self.key(provider, ids)}.bin")
+        return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
+                for r in entry["results"]]
+
     def replay(self, sess: Any, provider: str, ids: Sequence[str]) -> list[Result] | None:
         """The job's results by replay (see the module's docstring), or None: run it (and
         `self.miss` says why)."""
-        self.miss = ""
-        t0 = time.perf_counter()
-        key = self.key(provider, ids)
-        entry = self._load(key)
-        self.seconds["load"] += time.perf_counter() - t0
-        if entry is None or [r.id for r in entry["results"]] != list(ids):
-            self.miss = "no usable transcript" if entry is None else "another job's transcript"
+        entry, self.miss = self.entry(provider, ids)
+        if entry is None:
             return None
         if sess.device is None:
             sess.describe()
@@ -249,7 +267,7 @@ class Transcripts:
             return None
         needs = [k for k in entry.get("needs", ()) if isinstance(k, str)]
         for c in entry["calls"]:
-            if not _loaded(sess, needs):
+            if not loaded(sess, needs):
                 self.miss = "a module it needs is not built or does not load"
                 return None
             t0 = time.perf_counter()
@@ -259,16 +277,62 @@ class Transcripts:
             self.seconds["call"] += t1 - t0
             self.seconds["digest"] += time.perf_counter() - t1
             if digest != c.answer:
-                now = answer_parts(res.value) if res.ok else {}
-                moved = [k for k in sorted(set(now) | set(c.parts)) if now.get(k) != c.parts.get(k)]
-                self.miss = (f"{c.name}: the answer differs"
-                             + (f" in {', '.join(moved[:3])}" if moved and res.ok else
-                                f" ({res.error_kind}: {res.error})" if not res.ok else ""))
+                self.miss = differs(c, res.ok, res.error_kind, res.error,
+                                    answer_parts(res.value) if res.ok else {})
                 return None
-        with contextlib.suppress(OSError):  # used: the last to go when the folder is pruned
-            os.utime(self.root / f"{key}.bin")
-        return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
-                for r in entry["results"]]
+        return self.taken(entry, provider, ids)
+
+    def run_kept(self) -> bool:
+        """Whether a run of this code and spec kept its GPU jobs' transcripts (`keep_run`,
+        `mark_kept`): a warm run then replays them before it starts any lane
+        (`ptxconf.app.replay_run`)."""
+        name = self._run_name()
+        return (self.root / f"{name}.run").is_file() or (self.root / f"{name}.kept").is_file()
+
+    def mark_kept(self) -> None:
+        """Say that a run of this code and spec (a part of its cases: `--only`, `--resume`)
+        kept its jobs' transcripts; unlike `keep_run` it names no plan."""
+        with contextlib.suppress(OSError):
+            write_atomic(self.root / f"{self._run_name()}.kept", b"")
+
+    def keep_run(self, groups: Sequence[tuple[str, Sequence[str]]], modules: dict[str, str],
+                 tools: Sequence[str]) -> None:
+        """Keep beside the transcripts what the run planned: its jobs' (provider, case ids) in
+        run order, each compile batch's cubin file name in the kernel cache, and the tool
+        versions those cubins were built with (`run_record` reads it back)."""
+        name = self._run_name()
+        payload = json.dumps({"version": VERSION, "groups": [[p, list(ids)] for p, ids in groups],
+                              "modules": modules, "tools": list(tools)}).encode()
+        with contextlib.suppress(OSError):
+            write_atomic(self.root / f"{name}.run", sign(name, payload).encode() + b"\n" + payload)
+
+    def run_record(self, tools: Sequence[str]) -> dict[str, Any] | None:
+        """What `keep_run` kept for this code and spec, where its digest holds, its shape is
+        right and its cubins were built with these tool versions; else None (plan afresh)."""
+        name = self._run_name()
+        try:
+            data = read_regular(self.root / f"{name}.run", MAX_ENTRY_BYTES)
+        except (OSError, ValueError):
+            return None
+        head, sep, payload = data.partition(b"\n")
+        if not sep or head.decode("ascii", "replace") != sign(name, payload):
+            return None
+        try:
+            rec = json.loads(payload)
+        except ValueError:
+            return None
+        ok = (isinstance(rec, dict) and rec.get("version") == VERSION
+              and rec.get("tools") == list(tools)
+              and isinstance(rec.get("groups"), list) and isinstance(rec.get("modules"), dict)
+              and all(isinstance(g, list) and len(g) == 2 and isinstance(g[0], str)
+                      and isinstance(g[1], list) and all(isinstance(i, str) for i in g[1])
+                      for g in rec["groups"])
+              and all(isinstance(k, str) and isinstance(v, str) and _CUBIN.fullmatch(v)
+                      for k, v in rec["modules"].items()))
+        return rec if ok else None
+
+    def _run_name(self) -> str:
+        return hashlib.sha256(self.base.encode()).hexdigest()
 
     def answer(self, sess: Any, provider: str, ids: Sequence[str],
                run: Callable[[], list[Result]]) -> list[Result]:
@@ -300,6 +364,16 @@ class Transcripts:
         return results
 
 
+def differs(call: Call, ok: bool, error_kind: str | None, error: str | None,
+            parts: dict[str, str]) -> str:
+    """Why a replayed call missed: its name and the parts of its answer that moved (or the
+    error it met)."""
+    moved = [k for k in sorted(set(parts) | set(call.parts)) if parts.get(k) != call.parts.get(k)]
+    return (f"{call.name}: the answer differs"
+            + (f" in {', '.join(moved[:3])}" if moved and ok else
+               f" ({error_kind}: {error})" if not ok else ""))
+
+
 def prune(root: Path | None = None, max_bytes: int = MAX_FOLDER_BYTES) -> int:
     """Remove the least recently used transcripts until the folder holds at most `max_bytes`
     (a run of the bundled spec keeps about 120 MB; each edit of the spec or the code starts a
@@ -321,7 +395,7 @@ def prune(root: Path | None = None, max_bytes: int = MAX_FOLDER_BYTES) -> int:
     return removed
 
 
-def _loaded(sess: Any, needs: Sequence[str]) -> bool:
+def loaded(sess: Any, needs: Sequence[str]) -> bool:
     """Load the modules a replayed job needs into the session's current worker (again after a
     restart); False where one is not built here or does not load."""
     sess._sync()
@@ -337,4 +411,4 @@ def _loaded(sess: Any, needs: Sequence[str]) -> bool:
 
 
 __all__ = ["ECHO", "MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest",
-           "answer_parts", "folder", "prune"]
+           "answer_parts", "differs", "folder", "loaded", "prune"]

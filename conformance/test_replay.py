@@ -1,0 +1,154 @@
+"""Bulk replay of kept transcripts (ptxconf.gpu.replay): a whole job's recorded calls go to a
+probe worker in one message and only a verdict comes back; a warm run that has a record of the
+last full run's plan (`Transcripts.keep_run`) plans nothing. Shown against the emulator, which
+stands in for the probe worker, and against a real probe worker running the self-test probes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
+
+from ptxconf.core.trust import sign
+from ptxconf.gpu import kcache
+from ptxconf.gpu import transcript as T
+from ptxconf.gpu.plan import plan
+from ptxconf.gpu.replay import ReplayWorker, replay_calls
+from ptxconf.gpu.runner import ProbeRunner
+
+
+def _kept(tmp_path: Path, name: str) -> tuple[T.Transcripts, dict[str, Any], tuple[str, ...]]:
+    """A job of `name` run once against the emulator, its transcript kept: the store, the
+    entry and the job's ids."""
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = lane_job(name)
+    replay_or_run(Emulator(SPEC), kept, prov, ids)
+    entry, why = kept.entry(prov, ids)
+    assert entry is not None, why
+    return kept, entry, ids
+
+
+def _modules(key: str) -> tuple[Any, str]:
+    return plan(SPEC).batch(key), f"/cubins/{key}.cubin"
+
+
+@pytest.mark.parametrize("name", ["gpu-sweep", "gpu-wmma"])
+def test_a_job_replayed_in_bulk_takes_the_results_its_run_gave(tmp_path: Path, name: str) -> None:
+    kept, entry, ids = _kept(tmp_path, name)
+    worker = ReplayWorker(EmulatedReplayWorker(Emulator(SPEC)), _modules)
+    assert worker.replay(entry) == ""
+    results = kept.taken(entry, name, ids)
+    assert [r.id for r in results] == list(ids)
+    assert all(r.fields["replayed"] for r in results)
+
+
+def test_a_moved_answer_is_a_miss_that_names_the_call_and_what_moved(tmp_path: Path) -> None:
+    _, entry, _ = _kept(tmp_path, "gpu-sweep")
+    worker = ReplayWorker(EmulatedReplayWorker(Emulator(SPEC, wrong="k_off_by_one")), _modules)
+    why = worker.replay(entry)
+    assert why.startswith("run_wgmma_sweep: the answer differs in "), why
+    assert ".regs" in why
+
+
+def test_a_job_recorded_on_another_device_is_not_replayed(tmp_path: Path) -> None:
+    _, entry, _ = _kept(tmp_path, "gpu-ldmatrix")
+    entry["device"] = "NVIDIA H200 (cc 9.0)"
+    assert ReplayWorker(EmulatedReplayWorker(Emulator(SPEC)), _modules).replay(entry) == \
+        "recorded on NVIDIA H200 (cc 9.0)"
+
+
+def test_a_module_this_run_has_not_built_is_a_miss(tmp_path: Path) -> None:
+    _, entry, _ = _kept(tmp_path, "gpu-sweep")
+    assert entry["needs"]
+    worker = ReplayWorker(EmulatedReplayWorker(Emulator(SPEC)), lambda key: None)
+    assert worker.replay(entry) == "a module it needs is not built or does not load"
+
+
+def test_a_worker_is_sent_each_module_once_and_again_after_a_restart(tmp_path: Path) -> None:
+    _, entry, _ = _kept(tmp_path, "gpu-sweep")
+    runner = EmulatedReplayWorker(Emulator(SPEC))
+    worker = ReplayWorker(runner, _modules)
+    assert worker.replay(entry) == ""
+    assert worker.replay(entry) == ""
+    wanted = [f"/cubins/{k}.cubin" for k in entry["needs"]]
+    assert runner.modules_sent == wanted
+    runner.restarts += 1  # a new worker process: nothing loaded in it
+    assert worker.replay(entry) == ""
+    assert runner.modules_sent == wanted + wanted
+
+
+def test_a_probe_worker_replays_calls_and_says_which_answer_moved() -> None:
+    raised = T.answer_digest(False, "exception", "RuntimeError: boom", None)
+    slept = T.answer_digest(True, None, None, 0.0)
+    with ProbeRunner(timeout_s=30) as runner:
+        same = runner.call("replay.replay_calls", [],
+                           [("runner.selftest_raise", ("boom",), {}, raised),
+                            ("runner.selftest_sleep", (0.0,), {}, slept)])
+        moved = runner.call("replay.replay_calls", [],
+                            [("runner.selftest_sleep", (0.0,), {}, slept),
+                             ("runner.selftest_raise", ("bang",), {}, raised)])
+        fault = runner.call("replay.replay_calls", [],
+                            [("runner.selftest_cuda_fault", ("trap",), {}, raised)])
+    assert same.ok
+    assert same.value[0] == -1
+    assert moved.ok
+    assert moved.value[:4] == (1, False, "exception", "RuntimeError: bang")
+    assert not fault.ok
+    assert fault.error_kind == "cuda"
+
+
+def test_replay_calls_loads_no_module_for_no_module() -> None:
+    assert replay_calls([], []) == (-1, True, None, None, {})
+
+
+def test_a_full_runs_plan_reads_back_for_the_same_code_spec_and_tools(tmp_path: Path) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    assert not kept.run_kept()
+    assert kept.run_record(["nvrtc", "driver"]) is None
+    groups = [("gpu-sweep", ("a", "b")), ("gpu-wmma", ("c",))]
+    kept.keep_run(groups, {"wgmma:00": "ab" * 32 + ".cubin"}, ["nvrtc", "driver"])
+    assert kept.run_kept()
+    rec = kept.run_record(["nvrtc", "driver"])
+    assert rec is not None
+    assert [(p, tuple(ids)) for p, ids in rec["groups"]] == groups
+    assert rec["modules"] == {"wgmma:00": "ab" * 32 + ".cubin"}
+    assert kept.run_record(["nvrtc 2", "driver"]) is None  # other tools built other cubins
+
+
+def test_a_partial_run_says_it_kept_transcripts_but_names_no_plan(tmp_path: Path) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    kept.mark_kept()
+    assert kept.run_kept()
+    assert kept.run_record(["t"]) is None  # a full run plans afresh
+
+
+@pytest.mark.parametrize("form", ["edited", "path", "not json"])
+def test_a_hostile_run_record_is_not_read(tmp_path: Path, form: str) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    kept.keep_run([("gpu-sweep", ("a",))], {"wgmma:00": "ab" * 32 + ".cubin"}, ["t"])
+    [path] = tmp_path.glob("*.run")
+    head, payload = path.read_bytes().split(b"\n", 1)
+    if form == "edited":
+        path.write_bytes(head + b"\n" + payload.replace(b'"a"', b'"b"'))
+    else:
+        payload = (payload.replace(("ab" * 32).encode(), b"../../etc/passwd") if form == "path"
+                   else b"{not json")
+        path.write_bytes(sign(path.stem, payload).encode() + b"\n" + payload)
+    assert kept.run_record(["t"]) is None
+
+
+def test_kept_cubins_are_reused_only_where_each_reads_as_cached(tmp_path: Path) -> None:
+    names = {}
+    for key in ("wgmma:00", "wgmma:01"):
+        path = tmp_path / f"{key[-2:] * 32}.cubin"
+        path.write_bytes(b"\x7fELF" + key.encode())
+        (tmp_path / (path.name + ".digest")).write_text(sign(path.stem, path.read_bytes()))
+        names[key] = path.name
+    got = kcache.reuse(tmp_path, names)
+    assert got is not None
+    assert {k: b.path for k, b in got.items()} == \
+        {k: str(tmp_path / n) for k, n in names.items()}
+    (tmp_path / names["wgmma:01"]).write_bytes(b"\x7fELF tampered")
+    assert kcache.reuse(tmp_path, names) is None

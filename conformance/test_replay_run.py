@@ -1,0 +1,113 @@
+"""A warm GPU run's replay (ptxconf.app.replay_run): every job with a kept transcript is
+replayed from the main process, the jobs that may fault on workers of their own, and each other
+job is named with why it was not replayed (it then runs in lanes). Shown against the emulator,
+which stands in for the probe workers."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
+
+from ptxconf.app.cli import kernels_line
+from ptxconf.app.lane import Job, _may_fault
+from ptxconf.app.replay_run import _replay, replay_workers
+from ptxconf.core.results import Result
+from ptxconf.gpu import transcript as T
+from ptxconf.gpu.kcache import Built
+from ptxconf.gpu.plan import plan
+
+
+def _pool(bulk: int = 2, faulting: int = 2) -> Any:
+    return SimpleNamespace(spec=SPEC, gpus=1, runners={
+        (0, "bulk"): [EmulatedReplayWorker(Emulator(SPEC)) for _ in range(bulk)],
+        (0, "faulting"): [Emulator(SPEC) for _ in range(faulting)]})
+
+
+def test_a_warm_replay_takes_every_kept_job_and_names_each_miss(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
+    kept = T.Transcripts(SPEC)
+    named = [lane_job("gpu-wmma", 0), lane_job("gpu-sweep", 0), lane_job("gpu-ldmatrix", 0),
+             lane_job("gpu-tma_pairing", 0)]
+    assert any(_may_fault(SPEC, i) for i in named[0][1])  # the wmma job faults on purpose
+    for prov, ids in named[:3]:
+        replay_or_run(Emulator(SPEC), kept, prov, ids)
+    jobs = [Job(prov, ids, 0) for prov, ids in named]
+    built = {k: Built(k, True, f"/cubins/{n}.cubin", True, 0.0)
+             for n, k in enumerate(plan(SPEC).keys)}
+    emitted: list[Result] = []
+    out = _replay(_pool(), jobs, built, emitted.append)
+    assert sorted(out.done) == [0, 1, 2], out.misses
+    assert out.misses == {3: "no usable transcript"}
+    assert [r.id for n in (0, 1, 2) for r in out.done[n]] == \
+        [i for _, ids in named[:3] for i in ids]
+    assert all(r.fields.get("replayed") for n in out.done for r in out.done[n])
+    assert sorted(r.id for r in emitted) == sorted(i for _, ids in named[:3] for i in ids)
+    by_provider = {t["provider"]: t for t in out.timeline}
+    assert by_provider["gpu-wmma"]["worker"].startswith("gpu0-faulting")
+    assert by_provider["gpu-sweep"]["worker"].startswith("gpu0-bulk")
+    assert by_provider["gpu-tma_pairing"]["miss"] == "no usable transcript"
+
+
+def test_a_moved_answer_leaves_its_job_to_the_lanes_and_the_others_replayed(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
+    kept = T.Transcripts(SPEC)
+    named = [lane_job("gpu-sweep", 0), lane_job("gpu-ldmatrix", 0)]
+    for prov, ids in named:
+        replay_or_run(Emulator(SPEC), kept, prov, ids)
+    pool = _pool(bulk=1, faulting=0)
+    pool.runners[(0, "bulk")] = [EmulatedReplayWorker(Emulator(SPEC, wrong="k_off_by_one"))]
+    built = {k: Built(k, True, f"/cubins/{n}.cubin", True, 0.0)
+             for n, k in enumerate(plan(SPEC).keys)}
+    out = _replay(pool, [Job(p, ids, 0) for p, ids in named], built, lambda r: None)
+    assert list(out.done) == [1]
+    assert out.misses[0].startswith("run_wgmma_sweep: the answer differs in ")
+
+
+def test_the_kernels_line_says_how_many_jobs_were_replayed_and_by_what() -> None:
+    kernels = {"modules": 52, "compiled": 0, "from_cache": 52}
+    replay = {"mode": "replay", "gpus": 1, "lanes": 7, "jobs": 319, "replayed_jobs": 318}
+    assert kernels_line(kernels, replay).endswith(
+        "; 318 of 319 GPU jobs replayed from their transcripts by 7 probe workers on 1 GPU(s)")
+    # the job that missed ran in a lane
+    mixed = {"gpus": 1, "lanes": 1, "jobs": 1, "replay": replay}
+    assert kernels_line(kernels, mixed).endswith(
+        "by 7 probe workers on 1 GPU(s); GPU cases over 1 GPU(s) x 1 workers")
+
+
+@pytest.mark.gpu
+def test_a_warm_check_on_a_gpu_replays_every_job_and_starts_no_lane(tmp_path: Path) -> None:
+    from ptxconf.gpu.session import gpu_problem
+
+    if (why := gpu_problem()) is not None:
+        pytest.skip(why)
+    env = {**os.environ, "PTXCONF_CACHE_DIR": str(tmp_path / "cache")}
+    metas = []
+    for run in ("cold", "warm"):
+        out = subprocess.run([sys.executable, "-m", "ptxconf", "check", "--gpu", "on",
+                              "--only", "ldmatrix", "--report-dir", str(tmp_path / run)],
+                             env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert out.returncode == 0, out.stdout + out.stderr
+        data = json.loads((tmp_path / run / "results.json").read_text())
+        metas.append((data["meta"]["lanes"], {r["id"]: r["status"] for r in data["results"]}))
+    (cold, cold_verdicts), (warm, warm_verdicts) = metas
+    assert cold.get("mode") != "replay"
+    assert warm["mode"] == "replay"
+    assert warm["replayed_jobs"] == warm["jobs"] == cold["jobs"] > 0
+    assert "warm_up" not in warm  # no lane pool started
+    assert warm_verdicts == cold_verdicts
+
+
+def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTXCONF_REPLAY_WORKERS", "5")
+    monkeypatch.setenv("PTXCONF_FAULT_WORKERS", "x")
+    assert replay_workers() == (5, 4)

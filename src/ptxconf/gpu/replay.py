@@ -1,0 +1,123 @@
+"""Replaying kept transcripts (`ptxconf.gpu.transcript`) in bulk: a whole job's recorded calls
+in one message to a probe worker, which runs them in order and digests every answer itself, so
+that only a verdict comes back (not the dumps: a sweep's are hundreds of MB in all).
+
+    worker = ReplayWorker(ProbeRunner(device=0, context=ctx), modules)
+    why = worker.replay(entry)          # "" where the GPU gave every recorded answer again
+
+`replay_calls` is the worker's side (a probe function, called by name). A call that fails
+as it failed when recorded (an exception the worker reports) matches; a CUDA fault ends the
+worker (its context may be lost), so jobs whose cases may fault on purpose are not replayed in
+bulk: they go one call at a time through `Transcripts.replay`, on a worker of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from .runner import _classify, _resolve
+from .transcript import Call, answer_digest, answer_parts, differs
+
+#: The seconds a bulk replay may take per recorded call before its worker is killed (a hung
+#: probe; each call alone is allowed the recorded call's own limit, which is larger).
+SECONDS_PER_CALL = 30.0
+
+
+#: One answer as the runner reports it: (ok, error kind, error, value).
+Answer = tuple[bool, "str | None", "str | None", Any]
+
+
+def run_recorded(answer: Callable[[str, tuple[Any, ...], dict[str, Any]], Answer],
+                 calls: Sequence[tuple[str, tuple[Any, ...], dict[str, Any], str]]
+                 ) -> tuple[int, bool, str | None, str | None, dict[str, str]]:
+    """Run each (name, args, kwargs, recorded answer digest) through `answer`, in order, and
+    digest what it gives: (-1, True, None, None, {}) where every answer equals the recorded
+    one; else the first that differs: (its index, ok, error kind, error, its answer's parts)."""
+    for n, (name, args, kwargs, want) in enumerate(calls):
+        ok, kind, error, value = answer(name, args, kwargs)
+        if answer_digest(ok, kind, error, value) != want:
+            return n, ok, kind, error, answer_parts(value) if ok else {}
+    return -1, True, None, None, {}
+
+
+def _here(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Answer:
+    """A probe's answer in this worker, as the runner would report it; a CUDA fault is raised
+    (the worker ends: its context may be lost)."""
+    try:
+        return True, None, None, _resolve(name)(*args, **kwargs)
+    except Exception as exc:  # reported as the runner reports it
+        kind, fatal = _classify(exc)
+        if fatal:
+            raise
+        return False, kind, f"{type(exc).__name__}: {exc}", None
+
+
+def replay_calls(modules: Sequence[tuple[Sequence[Any], str]],
+                 calls: Sequence[tuple[str, tuple[Any, ...], dict[str, Any], str]]
+                 ) -> tuple[int, bool, str | None, str | None, dict[str, str]]:
+    """In a probe worker: load `modules` ((variants, cubin path) each, `probes.load_module`),
+    then `run_recorded` the calls here."""
+    from .probes import load_module
+
+    for variants, path in modules:
+        load_module(variants, path)
+    return run_recorded(_here, calls)
+
+
+class ReplayWorker:
+    """A probe worker that replays whole jobs (`replay`), loading each module it needs once
+    (again after a restart). `modules(key)`: a compile batch's (variants, cubin path), or None
+    where this run has not built it."""
+
+    def __init__(self, runner: Any,
+                 modules: Callable[[str], tuple[Sequence[Any], str] | None]) -> None:
+        self.runner = runner
+        self.modules = modules
+        self.device: str | None = None
+        self._loaded: set[str] = set()
+        self._generation = runner.restarts
+        #: Calls sent, and the worker's own seconds in them.
+        self.calls = 0
+        self.worker_s = 0.0
+
+    def describe(self) -> str:
+        """The device line of the worker's GPU (`session.device_line`), asked once."""
+        from .session import DEVICE_TIMEOUT_S, device_line
+
+        if self.device is None:
+            info = self.runner.call("device.describe", timeout_s=DEVICE_TIMEOUT_S)
+            self.device = device_line(info.value if info.ok else {"error": info.error})
+        return self.device
+
+    def replay(self, entry: dict[str, Any]) -> str:
+        """Replay a kept entry's calls: "" where the GPU gave every recorded answer again,
+        else why not (the job then runs in full)."""
+        if entry.get("device") != self.describe():
+            return f"recorded on {entry.get('device')}"
+        if self.runner.restarts != self._generation:
+            self._generation, self._loaded = self.runner.restarts, set()
+        send = []
+        for key in [k for k in entry.get("needs", ()) if isinstance(k, str)]:
+            found = None if key in self._loaded else self.modules(key)
+            if key not in self._loaded and found is None:
+                return "a module it needs is not built or does not load"
+            if found is not None:
+                send.append((list(found[0]), found[1]))
+        calls: list[Call] = entry["calls"]
+        res = self.runner.call("replay.replay_calls", send,
+                               [(c.name, c.args, c.kwargs, c.answer) for c in calls],
+                               timeout_s=SECONDS_PER_CALL * max(1, len(calls)))
+        self.calls += 1
+        self.worker_s += res.seconds
+        if not res.ok:
+            return f"the replay failed ({res.error_kind}: {res.error})"
+        self._loaded.update(k for k in entry.get("needs", ()) if isinstance(k, str))
+        n, ok, kind, error, parts = res.value
+        return "" if n < 0 else differs(calls[n], ok, kind, error, parts)
+
+    def close(self) -> None:
+        self.runner.close()
+
+
+__all__ = ["SECONDS_PER_CALL", "Answer", "ReplayWorker", "replay_calls", "run_recorded"]
