@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
 
+from ptxconf.app import replay_run
 from ptxconf.app.cli import kernels_line
 from ptxconf.app.lane import Job, _may_fault
-from ptxconf.app.replay_run import _replay, replay_workers
+from ptxconf.app.replay_run import Replayed, _replay, replay_workers
 from ptxconf.core.results import Result
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.kcache import Built
@@ -82,6 +83,34 @@ def test_the_kernels_line_says_how_many_jobs_were_replayed_and_by_what() -> None
     mixed = {"gpus": 1, "lanes": 1, "jobs": 1, "replay": replay}
     assert kernels_line(kernels, mixed).endswith(
         "by 7 probe workers on 1 GPU(s); GPU cases over 1 GPU(s) x 1 workers")
+
+
+def test_the_replay_runs_on_one_gpu_whatever_is_asked_and_says_so(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[Any] = []
+
+    class OnePool:
+        def __init__(self, spec: Any, gpus: int) -> None:
+            seen.append(gpus)
+
+        def run(self, jobs: Any, built: Any, emit: Any) -> Replayed:
+            seen.extend(j.device for j in jobs)
+            return Replayed(done={n: [] for n in range(len(jobs))})
+
+        def close(self) -> None:
+            pass
+
+    groups = [("gpu-sweep", ("a",)), ("gpu-sweep", ("b",)), ("gpu-wmma", ("c",))]
+    monkeypatch.setattr(replay_run, "ReplayPool", OnePool)
+    monkeypatch.setattr(replay_run, "_kept_plan", lambda spec, folder: (groups, {}))
+    got = replay_run.replay_first(SPEC, [], lambda i: True, full=True, kernel_cache=True,
+                                  gpus=2, emit=lambda r: None, started=lambda: None)
+    assert got is not None
+    assert seen == [1, 0, 0, 0]  # one GPU's workers; every job on GPU 0
+    assert (got.info["gpus"], got.info["gpus_asked"]) == (1, 2)
+    line = kernels_line({"modules": 1, "compiled": 0, "from_cache": 1},
+                        {**got.info, "replayed_jobs": 3, "lanes": 7})
+    assert line.endswith(f"on 1 GPU(s) (2 asked for: {replay_run.REPLAY_ON_ONE_GPU})")
 
 
 @pytest.mark.gpu

@@ -122,6 +122,10 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
     if replay and replay.get("mode") == "replay":
         what += (f"; {replay['replayed_jobs']} of {replay['jobs']} GPU jobs replayed from their "
                  f"transcripts by {replay['lanes']} probe workers on {replay['gpus']} GPU(s)")
+        if replay.get("gpus_asked", 1) > replay["gpus"]:
+            from ptxconf.app.replay_run import REPLAY_ON_ONE_GPU
+
+            what += f" ({replay['gpus_asked']} asked for: {REPLAY_ON_ONE_GPU})"
     if lanes and lanes.get("mode") != "replay":
         what += f"; GPU cases over {lanes['gpus']} GPU(s) x {lanes['lanes'] // lanes['gpus']} workers"
     return what

@@ -121,6 +121,7 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
     """The GPU results of a warm run: every job with a kept transcript replayed from this
     process (`ptxconf.app.replay_run.replay_first`), the rest in lanes; None where the replay
     cannot start (the lanes then run every job, as in a cold run)."""
+    from ptxconf.app import lanes as L
     from ptxconf.app.replay_run import replay_first
 
     kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
@@ -137,9 +138,10 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
         return None
     opts.extra["kernels"] = kernel_note(got.built, 0.0)
     in_lanes: list[Result] = []
-    if got.rest:
+    if got.rest:  # over every GPU asked for (the replay itself ran on REPLAY_GPUS)
+        rest = L.place([(j.provider, j.ids) for j in got.rest], gpus)
         in_lanes = _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus,
-                             min(lanes, len(got.rest)), got.rest, emit_kept=False)
+                             min(lanes, len(rest)), rest, emit_kept=False)
     opts.extra["lanes"] = ({**opts.extra.get("lanes", {}), "replay": got.info} if got.rest
                            else got.info)
     return kept + _ordered(provs, got.results + in_lanes)

@@ -38,6 +38,15 @@ REPLAY_WORKERS_PER_GPU = 3
 FAULT_WORKERS_PER_GPU = 4
 
 
+#: The GPUs a warm run's replay uses, whatever `--gpus` asks (the jobs it leaves go to lanes on
+#: every GPU asked for). Measured on a node of two H100s (reports/bench/h100x2-replay.log):
+#: the replay split over both took 6.19 s against 6.14 s on one (0.99x); each replay worker's
+#: own start and module loads bound it, not the GPU. `REPLAY_ON_ONE_GPU` is what a run says.
+REPLAY_GPUS = 1
+REPLAY_ON_ONE_GPU = ("the warm replay ran on one GPU: split over two H100s it took 6.19 s "
+                     "against 6.14 s on one (reports/bench/h100x2-replay.log)")
+
+
 def replay_workers() -> tuple[int, int]:
     """(bulk-replay workers, workers for the jobs that may fault) a GPU:
     $PTXCONF_REPLAY_WORKERS and $PTXCONF_FAULT_WORKERS, else REPLAY_WORKERS_PER_GPU and
@@ -269,14 +278,16 @@ class FirstReplay:
 def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], bool], *,
                  full: bool, kernel_cache: bool, gpus: int, emit: Callable[[Result], None],
                  started: Callable[[], None]) -> FirstReplay | None:
-    """Replay every selected GPU job that has a kept transcript: its workers start at once
-    (`ReplayPool`) while the jobs are planned, or, for a `full` run, read from the last full
-    run's record; `started()` once the replay begins. None where a module is not built on
+    """Replay every selected GPU job that has a kept transcript, on at most REPLAY_GPUS of the
+    `gpus` asked for: its workers start at once (`ReplayPool`) while the jobs are planned, or,
+    for a `full` run, read from the last full run's record; `started()` once the replay
+    begins. None where a module is not built on
     this host (the lanes then run every job, compiling as in a cold run)."""
     from ptxconf.app import lanes as L
     from ptxconf.gpu.kcache import folder_for
 
     entered = time.perf_counter()
+    asked, gpus = gpus, min(gpus, REPLAY_GPUS)
     pool = ReplayPool(spec, gpus)
     try:
         folder = folder_for(kernel_cache)
@@ -301,7 +312,8 @@ def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], boo
     finally:
         pool.close()
     info: dict[str, Any] = {
-        "mode": "replay", "gpus": gpus, "lanes": rep.workers, "jobs": len(jobs),
+        "mode": "replay", "gpus": gpus, "gpus_asked": asked, "lanes": rep.workers,
+        "jobs": len(jobs),
         "device_s": planned_s, "replayed_jobs": len(rep.done), "plan_kept": kept_plan is not None,
         "timeline": rep.timeline, "seconds": round(time.perf_counter() - entered, 2)}
     if rep.misses:
@@ -311,5 +323,6 @@ def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], boo
                        [jobs[n] for n in sorted(rep.misses)], built, info)
 
 
-__all__ = ["FAULT_WORKERS_PER_GPU", "REPLAY_WORKERS_PER_GPU", "FirstReplay", "ReplayPool",
-           "Replayed", "keep_run", "replay_first", "replay_workers", "run_kept"]
+__all__ = ["FAULT_WORKERS_PER_GPU", "REPLAY_GPUS", "REPLAY_ON_ONE_GPU", "REPLAY_WORKERS_PER_GPU",
+           "FirstReplay", "ReplayPool", "Replayed", "keep_run", "replay_first", "replay_workers",
+           "run_kept"]
