@@ -199,6 +199,14 @@ class Emulator:
     def _load_module(self, vs: list, cubin_path: str) -> int:
         return len(vs)
 
+    def _replay_replay_calls(self, modules: list, calls: list) -> tuple:
+        """`ptxconf.gpu.replay.replay_calls`, each call answered by this emulator."""
+        def answer(name: str, args: tuple, kw: dict) -> tuple:
+            r = self.call(name, *args, **kw)
+            return r.ok, r.error_kind, r.error, r.value
+
+        return run_recorded(answer, calls)
+
     # wgmma
 
     def _operand(self, image: bytes, start: int, desc: int, dtype: str, major: str, mn: int,
@@ -464,7 +472,7 @@ class EmulatedReplayWorker:
         if name != "replay.replay_calls":
             return self.emu.call(name, *args, **kw)
         modules, calls = args
-        self.modules_sent += [path for _, path in modules]
+        self.modules_sent += [path for _, _, path in modules]
 
         def answer(n: str, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
             r = self.emu.call(n, *a, **k)

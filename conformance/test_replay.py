@@ -5,17 +5,26 @@ stands in for the probe worker, and against a real probe worker running the self
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
-from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
+from emulator import (
+    SPEC,
+    EmulatedReplayWorker,
+    Emulator,
+    emulated_context,
+    lane_job,
+    replay_or_run,
+)
 
+from ptxconf.core.results import Status
 from ptxconf.core.trust import sign
-from ptxconf.gpu import kcache
+from ptxconf.gpu import kcache, session
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.plan import plan
-from ptxconf.gpu.replay import ReplayWorker, replay_calls
+from ptxconf.gpu.replay import ReplayWorker, answer_job, replay_calls
 from ptxconf.gpu.runner import ProbeRunner
 
 
@@ -30,8 +39,8 @@ def _kept(tmp_path: Path, name: str) -> tuple[T.Transcripts, dict[str, Any], tup
     return kept, entry, ids
 
 
-def _modules(key: str) -> tuple[Any, str]:
-    return plan(SPEC).batch(key), f"/cubins/{key}.cubin"
+def _modules(key: str) -> tuple[str, Any, str]:
+    return "prepare_wgmma", plan(SPEC).batch(key), f"/cubins/{key}.cubin"
 
 
 @pytest.mark.parametrize("name", ["gpu-sweep", "gpu-wmma"])
@@ -101,6 +110,34 @@ def test_a_probe_worker_replays_calls_and_says_which_answer_moved() -> None:
 
 def test_replay_calls_loads_no_module_for_no_module() -> None:
     assert replay_calls([], []) == (-1, True, None, None, {})
+
+
+def test_a_module_not_built_on_the_host_is_prepared_by_its_probe_in_the_worker() -> None:
+    # the probe named first is called with the variants where no cubin path is given
+    with pytest.raises(RuntimeError, match="compiled here"):
+        replay_calls([("runner.selftest_raise", "compiled here", None)], [])
+
+
+def test_a_run_without_lanes_replays_a_whole_job_in_one_worker_call(tmp_path: Path) -> None:
+    kept = T.Transcripts(SPEC, tmp_path)
+    prov, ids = lane_job("gpu-sweep")
+    first, _ = replay_or_run(Emulator(SPEC), kept, prov, ids)
+    emu = Emulator(SPEC)
+    ctx = emulated_context(emu)
+    try:
+        sess = session.Session(SPEC, emu)
+        again = answer_job(kept, sess, prov, ids, lambda: pytest.fail("ran"), bulk=True)
+    finally:
+        ctx.close()
+    assert kept.miss == ""
+    assert emu.calls.get("replay.replay_calls") == 1
+    assert [(r.id, r.status) for r in again] == [(r.id, r.status) for r in first]
+    moved = Emulator(SPEC, wrong="k_off_by_one")
+    sess = session.Session(SPEC, moved)
+    failed = [dataclasses.replace(r, status=Status.FAIL) for r in first]
+    ran = answer_job(kept, sess, prov, ids, lambda: failed, bulk=True)
+    assert ran == failed  # run in full: this run's own verdicts
+    assert kept.miss.startswith("run_wgmma_sweep: the answer differs in ")
 
 
 def test_a_full_runs_plan_reads_back_for_the_same_code_spec_and_tools(tmp_path: Path) -> None:

@@ -126,7 +126,7 @@ def _counters(runner: Any) -> tuple[int, float]:
 def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
             emit: Callable[[Result], None]) -> Replayed:
     from ptxconf.gpu.plan import plan
-    from ptxconf.gpu.replay import ReplayWorker
+    from ptxconf.gpu.replay import Module, ReplayWorker
     from ptxconf.gpu.session import Session
     from ptxconf.gpu.transcript import Transcripts
 
@@ -138,9 +138,9 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
     stop = threading.Event()
     stopped: list[str] = []  # why a worker's thread stopped
 
-    def module(key: str) -> tuple[Sequence[Any], str] | None:
+    def module(key: str) -> Module | None:
         b = built.get(key)
-        return (the_plan.batch(key), b.path) if b is not None and b.ok else None
+        return ("", the_plan.batch(key), b.path) if b is not None and b.ok else None
 
     def land(n: int, results: list[Result] | None, why: str, start: float, pid: Any,
              calls: int, worker_s: float) -> None:

@@ -90,6 +90,8 @@ def _gpu_jobs(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext,
     lanes cut: each job answered by its kept transcript where the GPU gives every recorded
     answer again (`ptxconf.gpu.transcript`), else run and recorded, as a lane does."""
     from ptxconf.app.lanes import group_ids
+    from ptxconf.gpu.plan import may_fault_ids
+    from ptxconf.gpu.replay import answer_job
     from ptxconf.gpu.session import open_session
     from ptxconf.gpu.transcript import Transcripts
 
@@ -98,6 +100,7 @@ def _gpu_jobs(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext,
     job_of = {i: ids for ids in group_ids(spec, prov, wanted) for i in ids}
     kept = spec.memo(("run.transcripts",), lambda: Transcripts(spec))
     sess = open_session(spec, ctx)
+    faulting = may_fault_ids(spec)
     ready: dict[str, Result] = {}
     for c in cases:
         if c.id in opts.done:
@@ -111,7 +114,8 @@ def _gpu_jobs(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext,
             def run(ids: tuple[str, ...] = ids) -> list[Result]:
                 return [execute(by_id[i]) for i in ids]
 
-            for r in kept.answer(sess, prov.name, ids, run):
+            for r in answer_job(kept, sess, prov.name, ids, run,
+                                bulk=not any(i in faulting for i in ids)):
                 ready[r.id] = r
         interrupts.check()
         yield spec.findings.judge(ready.pop(c.id))

@@ -53,25 +53,32 @@ def _here(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Answer:
         return False, kind, f"{type(exc).__name__}: {exc}", None
 
 
-def replay_calls(modules: Sequence[tuple[Sequence[Any], str]],
+#: A compile batch a replay needs: (the probe that compiles it in the worker, its variants,
+#: its cubin built on the host or None).
+Module = tuple[str, Sequence[Any], "str | None"]
+
+
+def replay_calls(modules: Sequence[Module],
                  calls: Sequence[tuple[str, tuple[Any, ...], dict[str, Any], str]]
                  ) -> tuple[int, bool, str | None, str | None, dict[str, str]]:
-    """In a probe worker: load `modules` ((variants, cubin path) each, `probes.load_module`),
-    then `run_recorded` the calls here."""
+    """In a probe worker: load `modules` (a cubin built on the host, `probes.load_module`, else
+    compiled here by its probe), then `run_recorded` the calls here."""
     from .probes import load_module
 
-    for variants, path in modules:
-        load_module(variants, path)
+    for prepare, variants, path in modules:
+        if path is not None:
+            load_module(variants, path)
+        else:
+            _resolve(prepare)(variants)
     return run_recorded(_here, calls)
 
 
 class ReplayWorker:
     """A probe worker that replays whole jobs (`replay`), loading each module it needs once
-    (again after a restart). `modules(key)`: a compile batch's (variants, cubin path), or None
-    where this run has not built it."""
+    (again after a restart). `modules(key)`: a compile batch as `replay_calls` takes it, or
+    None where this run cannot load it."""
 
-    def __init__(self, runner: Any,
-                 modules: Callable[[str], tuple[Sequence[Any], str] | None]) -> None:
+    def __init__(self, runner: Any, modules: Callable[[str], Module | None]) -> None:
         self.runner = runner
         self.modules = modules
         self.device: str | None = None
@@ -103,7 +110,7 @@ class ReplayWorker:
             if key not in self._loaded and found is None:
                 return "a module it needs is not built or does not load"
             if found is not None:
-                send.append((list(found[0]), found[1]))
+                send.append((found[0], list(found[1]), found[2]))
         calls: list[Call] = entry["calls"]
         res = self.runner.call("replay.replay_calls", send,
                                [(c.name, c.args, c.kwargs, c.answer) for c in calls],
@@ -120,4 +127,35 @@ class ReplayWorker:
         self.runner.close()
 
 
-__all__ = ["SECONDS_PER_CALL", "Answer", "ReplayWorker", "replay_calls", "run_recorded"]
+def answer_job(kept: Any, sess: Any, provider: str, ids: Sequence[str],
+               run: Callable[[], list[Any]], *, bulk: bool) -> list[Any]:
+    """A job's results in a run without lanes (`ptxconf.app.run`): its transcript replayed in
+    one message to the session's worker where `bulk` (a job whose cases never fault on
+    purpose), else call by call (`Transcripts.answer`); where the replay misses, `run`
+    recorded. `kept.miss` says why a job was not replayed ("" where it was)."""
+    if not bulk:
+        return list(kept.answer(sess, provider, ids, run))
+    entry, kept.miss = kept.entry(provider, ids)
+    if entry is not None:
+        worker = sess.memo.get("replay.worker")
+        if worker is None or worker.runner is not sess.runner:
+            worker = sess.memo["replay.worker"] = ReplayWorker(
+                sess.runner, lambda key: _session_module(sess, key))
+        kept.miss = worker.replay(entry)
+        if not kept.miss:
+            return list(kept.taken(entry, provider, ids))
+    return list(kept.record(sess, provider, ids, run))
+
+
+def _session_module(sess: Any, key: str) -> Module | None:
+    """A compile batch as the session loads it (`Session.prepare`): its cubin where the host
+    built it, else compiled in the worker; None where its build failed."""
+    prepare, variants = sess.batch(key)
+    built = sess.build().get(key)
+    if built is None:
+        return prepare, variants, None
+    return (prepare, variants, built.path) if built.ok else None
+
+
+__all__ = ["SECONDS_PER_CALL", "Answer", "Module", "ReplayWorker", "answer_job", "replay_calls",
+           "run_recorded"]
