@@ -17,7 +17,7 @@ import pytest
 from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
 
 from ptxconf.app import replay_run
-from ptxconf.app.cli import kernels_line
+from ptxconf.app.cli import kernels_line, replay_misses_line
 from ptxconf.app.lane import Job, _may_fault
 from ptxconf.app.replay_run import Replayed, _replay, replay_workers
 from ptxconf.core.results import Result
@@ -134,6 +134,17 @@ def test_a_warm_check_on_a_gpu_replays_every_job_and_starts_no_lane(tmp_path: Pa
     assert warm["replayed_jobs"] == warm["jobs"] == cold["jobs"] > 0
     assert "warm_up" not in warm  # no lane pool started
     assert warm_verdicts == cold_verdicts
+
+
+def test_a_job_the_replay_did_not_take_is_named_with_why() -> None:
+    replay = {"mode": "replay", "gpus": 1, "lanes": 7, "jobs": 319, "replayed_jobs": 318,
+              "misses": [{"provider": "gpu-sweep", "first_case": "gpu.sweep[x]",
+                          "why": "run_wgmma_sweep: the answer differs in [0][3].regs"}]}
+    line = replay_misses_line({"gpus": 1, "lanes": 1, "jobs": 1, "replay": replay})
+    assert line == ("replay: 1 of 319 GPU jobs ran in full, not from their transcripts (first: "
+                    "gpu-sweep gpu.sweep[x]: run_wgmma_sweep: the answer differs in [0][3].regs)")
+    assert replay_misses_line({**replay, "misses": [], "replayed_jobs": 319}) is None
+    assert replay_misses_line({"gpus": 1, "lanes": 12, "jobs": 319}) is None  # a cold run
 
 
 def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -188,6 +188,19 @@ def from_cache_line(counts: dict[str, int]) -> str | None:
     return f"from the caches: {said} results (--no-cache computes them again)"
 
 
+def replay_misses_line(lanes: dict[str, Any] | None) -> str | None:
+    """One line on the GPU jobs a warm run's replay did not take (they ran in full in lanes:
+    an answer moved, a transcript was missing or unreadable), naming the first and why; None
+    where it took every job or did not replay (`ptxconf.app.replay_run`)."""
+    replay = lanes.get("replay") if lanes and lanes.get("mode") != "replay" else lanes
+    if not replay or replay.get("mode") != "replay" or not replay.get("misses"):
+        return None
+    first = replay["misses"][0]
+    n = replay["jobs"] - replay["replayed_jobs"]
+    return (f"replay: {n} of {replay['jobs']} GPU jobs ran in full, not from their transcripts "
+            f"(first: {first['provider']} {first['first_case']}: {first['why']})")
+
+
 def replayed_line(results: list[Result]) -> str | None:
     """One line on the GPU cases whose host work a kept transcript answered (the probes ran;
     `ptxconf.gpu.transcript`), or None."""
@@ -287,6 +300,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(kept)
     if (replays := replayed_line(results)) is not None:
         print(replays)
+    if (missed := replay_misses_line(meta.get("lanes"))) is not None:
+        print(missed)
     if (rejected := cache_rejected_line(results)) is not None:
         print(rejected)
     if args.verify_cache:
