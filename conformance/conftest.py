@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import prewarm
 import pytest
 from loadgroup import batched_scheduler, group_for_xdist
 
@@ -201,6 +202,16 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[_RUN_CACHE] = folder
     os.environ[_RUN_KERNELS] = os.path.join(folder, "kernels")
     config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """In the controller of an xdist run, before the workers start (xdist starts them in its
+    own, trylast, pytest_sessionstart): the test modules' asserts rewritten once for all of them,
+    a few processes at once (prewarm.py), instead of once in each worker."""
+    processes = prewarm.wanted(session.config)
+    if processes:
+        prewarm.rewrite_ahead(prewarm.test_modules(session.config), processes)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
