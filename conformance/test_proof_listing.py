@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,24 @@ def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "proofs"
 
 
+@pytest.fixture(scope="module")
+def cold_run(spec: Spec, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Result]]:
+    """A cold run of WANTED, once a module: the cache folder it filled and its results (each
+    test that starts from it works on a copy: `warmed`)."""
+    folder = tmp_path_factory.mktemp("cold")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PTXCONF_CACHE_DIR", str(folder))
+        return folder, _run(spec)
+
+
+@pytest.fixture
+def warmed(cold_run: tuple[Path, list[Result]], cache_dir: Path) -> list[Result]:
+    """The test's cache folder as the cold run of WANTED left it: that run's results."""
+    folder, results = cold_run
+    shutil.copytree(folder, cache_dir.parent, dirs_exist_ok=True)
+    return results
+
+
 def _generated(monkeypatch: pytest.MonkeyPatch) -> tuple[list[str], list[int]]:
     """Records the listing's generator modules asked for, and the runs that generate every claim."""
     modules: list[str] = []
@@ -79,8 +98,8 @@ def test_the_listing_modules_are_the_generators_in_order() -> None:
 
 
 def test_a_warm_run_generates_only_the_claims_that_are_not_plain_proofs(
-        spec: Spec, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    cold = _run(spec)
+        spec: Spec, cache_dir: Path, warmed: list[Result], monkeypatch: pytest.MonkeyPatch) -> None:
+    cold = warmed
     assert {r.id: r.status for r in cold} == dict(zip(WANTED, (Status.DISCREPANCY, Status.PASS,
                                                                Status.PASS), strict=True))
     assert len(list((cache_dir / "listings").glob("*.json"))) == 1
@@ -92,9 +111,9 @@ def test_a_warm_run_generates_only_the_claims_that_are_not_plain_proofs(
     assert all(r.fields.get("cached") for r in warm)
 
 
-def test_a_tampered_listing_is_not_read(spec: Spec, cache_dir: Path,
+def test_a_tampered_listing_is_not_read(spec: Spec, cache_dir: Path, warmed: list[Result],
                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    cold = _run(spec)
+    cold = warmed
     path = next((cache_dir / "listings").glob("*.json"))
     data = json.loads(path.read_text())
     data["claims"][0][2] += " and more"  # a statement edited: its digest no longer matches
@@ -133,11 +152,11 @@ def test_a_warm_run_of_plain_proofs_imports_no_claim_module_and_no_numpy(
 
 
 def test_a_warm_run_re_checks_a_known_refutation_without_the_solver(
-        spec: Spec, cache_dir: Path) -> None:
+        cache_dir: Path, warmed: list[Result]) -> None:
     """In a fresh interpreter: the cached refutation of a claim with a known finding is
     re-checked by its generator's module (layouts), which imports without Z3
     (ptxconf.oracle.proofs.solver), with the verdicts of the cold run."""
-    cold = _run(spec)
+    cold = warmed
     out = _fresh(WANTED, cache_dir, judged=True, also=(
         "'layouts': 'ptxconf.oracle.proofs.layouts' in sys.modules, 'z3': 'z3' in sys.modules"))
     assert out["layouts"], "the known refutation was not re-checked by its module"
