@@ -6,6 +6,7 @@ known finding is always proved."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from collections.abc import Callable
@@ -360,13 +361,25 @@ def test_a_refutation_is_kept_only_where_the_claim_can_re_check_it(tmp_path: Pat
     assert "cached" not in r.fields
 
 
-def _known_collision(name: str) -> tuple[Claim, dict[str, object]]:
-    """A real claim whose known finding is a collision, and its fresh counterexample."""
-    claim = next(c for c in all_claims(SPEC) if c.id.startswith(f"proof.{name}[")
-                 and c.id in SPEC.findings.by_case)
-    fresh = execute(claim_case(claim, 20.0))
-    assert fresh.fields["proof_status"] == "refuted"
-    return claim, dict(fresh.fields)
+KnownCollision = Callable[[str], tuple[Claim, dict[str, object]]]
+
+
+@pytest.fixture(scope="module")
+def known_collision() -> KnownCollision:
+    """A real claim whose known finding is a collision, and its fresh counterexample (each
+    proved once a module; a copy each call)."""
+    proved: dict[str, tuple[Claim, dict[str, object]]] = {}
+
+    def get(name: str) -> tuple[Claim, dict[str, object]]:
+        if name not in proved:
+            claim = next(c for c in all_claims(SPEC) if c.id.startswith(f"proof.{name}[")
+                         and c.id in SPEC.findings.by_case)
+            fresh = execute(claim_case(claim, 20.0))
+            assert fresh.fields["proof_status"] == "refuted"
+            proved[name] = claim, dict(fresh.fields)
+        return proved[name][0], copy.deepcopy(proved[name][1])
+
+    return get
 
 
 def _moved(points: list[dict[str, object]], key: str, by: int) -> list[dict[str, object]]:
@@ -375,12 +388,12 @@ def _moved(points: list[dict[str, object]], key: str, by: int) -> list[dict[str,
 
 @pytest.mark.parametrize("name", ["layout_injective", "example_injective"])
 def test_a_known_collision_is_used_only_where_its_two_points_collide(
-        tmp_path: Path, name: str) -> None:
+        tmp_path: Path, name: str, known_collision: KnownCollision) -> None:
     """The real collisions of the K-major findings: the kept entry passes its re-check and is
     used; moved points, one point twice, a point past the layout or addresses that are not the
     oracle's each fail it, and an entry holding them (digest valid: a forger who knows the
     format) is not used: the claim is proved again to the same counterexample."""
-    claim, fields = _known_collision(name)
+    claim, fields = known_collision(name)
     cex = fields["counterexample"]
     assert isinstance(cex, dict)
     points = cex["points"]
@@ -412,11 +425,12 @@ def test_a_known_collision_is_used_only_where_its_two_points_collide(
     assert (kept.fields.get("cached"), kept.fields["counterexample"]) == (True, cex)
 
 
-def test_a_collision_only_at_a_zero_repeat_step_is_not_a_core_collision() -> None:
+def test_a_collision_only_at_a_zero_repeat_step_is_not_a_core_collision(
+        known_collision: KnownCollision) -> None:
     """K_SW32's finding is a collision inside one repeat of the core, so it holds for every
     LBO/SBO. Two points one MN repeat apart also share an address at LBO = SBO = 0 (the step is
     0), but not for other SBO: the re-check refuses them."""
-    claim, fields = _known_collision("layout_injective")
+    claim, fields = known_collision("layout_injective")
     cex = fields["counterexample"]
     assert isinstance(cex, dict)
     assert claim.recheck is not None
