@@ -112,10 +112,14 @@ def module_index() -> dict[str, list[str]]:
     trees = {p.stem: ast.parse(p.read_text(encoding="utf-8")) for p in HERE.glob("*.py")}
     helpers = {name for name in trees if not name.startswith("test_") and name != "conftest"}
 
+    # each file's own imports read once (a helper is reached from many test files)
+    direct = {name: _imports(tree, known) for name, tree in trees.items()}
+    local = {name: _local_imports(tree, helpers) for name, tree in trees.items()}
+
     def reached(name: str, seen: set[str]) -> set[str]:
         seen.add(name)
-        out = _imports(trees[name], known)
-        for helper in _local_imports(trees[name], helpers) - seen:
+        out = set(direct[name])
+        for helper in local[name] - seen:
             out |= reached(helper, seen)
         return out
 
