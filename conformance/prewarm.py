@@ -51,7 +51,7 @@ def test_modules(config: pytest.Config) -> list[Path]:
     for arg in config.args:
         path = (config.invocation_params.dir / arg.split("::", 1)[0]).resolve()
         candidates = path.rglob("*.py") if path.is_dir() else [path]
-        found.update(p for p in candidates if p.suffix == ".py"
+        found.update(p for p in candidates if p.suffix == ".py" and p.is_file()
                      and any(fnmatch.fnmatch(p.name, pat) for pat in patterns))
     return sorted(found, key=lambda p: (-p.stat().st_size, str(p)))
 
