@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -16,11 +17,12 @@ from typing import Any
 import pytest
 from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
 
-from ptxconf.app import replay_run
+from ptxconf.app import gpu_run, replay_run
 from ptxconf.app.cli import kernels_line, replay_misses_line
 from ptxconf.app.lane import Job, _may_fault
-from ptxconf.app.replay_run import Replayed, _replay, replay_workers
-from ptxconf.core.results import Result
+from ptxconf.app.replay_run import FirstReplay, Replayed, _replay, replay_workers
+from ptxconf.app.run_options import RunOptions
+from ptxconf.core.results import Result, Status
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.kcache import Built
 from ptxconf.gpu.plan import plan
@@ -145,6 +147,31 @@ def test_a_job_the_replay_did_not_take_is_named_with_why() -> None:
                     "gpu-sweep gpu.sweep[x]: run_wgmma_sweep: the answer differs in [0][3].regs)")
     assert replay_misses_line({**replay, "misses": [], "replayed_jobs": 319}) is None
     assert replay_misses_line({"gpus": 1, "lanes": 12, "jobs": 319}) is None  # a cold run
+
+
+@pytest.mark.parametrize("replayed", [0, 1])
+def test_a_replay_that_took_nothing_leaves_every_job_to_a_cold_runs_lanes(
+        monkeypatch: pytest.MonkeyPatch, replayed: int) -> None:
+    # nothing replayed (another device, an unusable GPU): the lanes plan and check the device
+    # as in a cold run; some replayed: only the jobs left go to lanes
+    done = Result("a[0]", "a", Status.PASS, "replayed", provider="gpu-sweep")
+    left = [Job("gpu-sweep", ("a[1]",), 0)]
+    got = FirstReplay([done] * replayed, left, {}, {"mode": "replay"})
+    monkeypatch.setattr(replay_run, "replay_first", lambda *a, **k: got)
+    asked: list[Any] = []
+
+    def lanes(*args: Any, **kw: Any) -> list[Result]:
+        asked.append(args[8] if len(args) > 8 else kw.get("jobs"))
+        return [Result("a[1]", "a", Status.PASS, "ran", provider="gpu-sweep")]
+
+    monkeypatch.setattr(gpu_run, "_in_lanes", lanes)
+    opts = RunOptions(gpu="on")
+    out = gpu_run._replay_first((), SPEC, opts, list, lambda r: None,
+                                threading.Event(), 1, 4)
+    assert out is not None
+    assert [r.id for r in out] == ["a[0]"] * replayed + ["a[1]"]
+    assert [j if j is None else [x.ids for x in j] for j in asked] == \
+        ([None] if not replayed else [[("a[1]",)]])
 
 
 def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -136,6 +136,10 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                        gpus=gpus, emit=emit, started=started)
     if got is None:
         return None
+    if got.rest and not got.results:  # nothing replayed (another device, say): a cold run's
+        # lanes, whose device check reports an unusable GPU case by case
+        return kept + _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus, lanes,
+                                emit_kept=False)
     opts.extra["kernels"] = kernel_note(got.built, 0.0)
     in_lanes: list[Result] = []
     if got.rest:  # over every GPU asked for (the replay itself ran on REPLAY_GPUS)
@@ -155,12 +159,14 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
     """The GPU jobs over lanes: the pool's processes start (each warming up a probe worker and
     CUDA) while this thread plans the jobs (where `jobs` is None: every selected case) and
     starts the kernel build; each job goes to the lanes as soon as its kernels are built
-    (`ptxconf.app.lanes.run_lanes`). Where the device is not usable, a full run goes one case
-    after another in this process (whose cases say why); given jobs fail, saying why."""
+    (`ptxconf.app.lanes.run_lanes`). Where the device is not usable, a run of every job goes
+    one case after another in this process (whose cases say why); given jobs (those a replay
+    left) fail, saying why. `emit_kept=False`: the --resume results are the caller's."""
     from ptxconf.app import lanes as L
     from ptxconf.gpu.kcache import folder_for
 
     entered = time.perf_counter()
+    given = jobs is not None
     folder = folder_for(opts.kernel_cache)
     pool = _Started(lambda: L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus))
     builder = None
@@ -180,9 +186,10 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                 builder.close()
             pool.close(block=True)
             dispatched.set()
-            if emit_kept:
-                return sequential()
-            return [r for job in jobs for r in L.lost(job, problem)]
+            if given:  # after a replay: the GPU went away mid-run
+                return [r for job in jobs for r in L.lost(job, problem)]
+            out = sequential()  # every case says why
+            return out if emit_kept else [r for r in out if r.id not in opts.done]
         checked_s = round(time.perf_counter() - entered, 2)
         kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
         for r in kept if emit_kept else ():
