@@ -31,7 +31,8 @@ from typing import Any
 
 from .runner import ProbeResult, answer, map_calls, pin_device
 
-#: How long a server with no lane connected waits for one before it ends (seconds).
+#: How long a server with no lane connected waits for one before it ends (seconds; the
+#: default of `SharedRunner`'s `idle_s`, which a lane passes to the server it starts).
 IDLE_S = 1.0
 #: How many times a call is sent again after the server ended while it waited.
 RESENDS = 3
@@ -48,9 +49,10 @@ def _latest(folder: str, name: str) -> int:
     return max(gens, default=-1)
 
 
-def _serve(sock: socket.socket, path: str, device: int, warm_call: str | None) -> None:
+def _serve(sock: socket.socket, path: str, device: int, warm_call: str | None,
+           idle_s: float = IDLE_S) -> None:
     """The server loop (in its own process): accept lanes, answer their calls in turn; end
-    after a call that lost the context, or when no lane has been connected for IDLE_S."""
+    after a call that lost the context, or when no lane has been connected for `idle_s`."""
     pin_device(device)
     if warm_call is not None:
         with contextlib.suppress(Exception):
@@ -59,8 +61,10 @@ def _serve(sock: socket.socket, path: str, device: int, warm_call: str | None) -
     idle_since = time.monotonic()
     try:
         while True:
-            ready = wait([sock, *conns], timeout=0.5)
-            if not conns and not ready and time.monotonic() - idle_since > IDLE_S:
+            # idle: wake when the idle time is up, not at the next half second
+            left = 0.5 if conns else max(0.0, idle_s - (time.monotonic() - idle_since))
+            ready = wait([sock, *conns], timeout=min(0.5, left))
+            if not conns and not ready and time.monotonic() - idle_since >= idle_s:
                 return
             for r in ready:
                 if r is sock:
@@ -101,7 +105,9 @@ class SharedRunner:
 
     def __init__(self, folder: str, *, device: int | None = None, timeout_s: float = 60.0,
                  start_timeout_s: float = 120.0, warm_call: str | None = None,
-                 slot: int = 0) -> None:
+                 slot: int = 0, idle_s: float = IDLE_S) -> None:
+        """`idle_s`: how long a server this lane starts waits with no lane connected before
+        it ends (IDLE_S; a test's lanes pass less)."""
         self.folder = folder
         self.device = device
         #: Which of the GPU's servers (a GPU may have a few, each its own context).
@@ -109,6 +115,7 @@ class SharedRunner:
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
         self.warm_call = warm_call
+        self.idle_s = idle_s
         self.restarts = 0
         self.calls = 0
         self.worker_s = 0.0
@@ -176,7 +183,7 @@ class SharedRunner:
         if child == 0:  # a child that forks the server and ends: the server is no lane's child,
             try:        # so it outlives the lane that started it, and ends when idle
                 if os.fork() == 0:
-                    _serve(sock, path, self._gpu(), self.warm_call)
+                    _serve(sock, path, self._gpu(), self.warm_call, self.idle_s)
             finally:
                 os._exit(0)
         os.waitpid(child, 0)
