@@ -20,7 +20,7 @@ def runner():
 def test_a_run_goes_on_past_hangs_and_deaths(runner: ProbeRunner) -> None:
     results = runner.map([
         ("runner.selftest_sleep", (0.01,), {}),
-        ("runner.selftest_sleep", (30.0,), {"timeout_s": 0.5}),
+        ("runner.selftest_sleep", (30.0,), {"timeout_s": 0.2}),
         ("runner.selftest_exit", (7,), {}),
         ("runner.selftest_raise", ("clean failure",), {}),
         ("runner.selftest_sleep", (0.02,), {}),
@@ -37,9 +37,9 @@ def test_a_run_goes_on_past_hangs_and_deaths(runner: ProbeRunner) -> None:
 
 
 def test_per_call_timeout_overrides_default(runner: ProbeRunner) -> None:
-    r = runner.call("runner.selftest_sleep", 0.3, timeout_s=5)
+    r = runner.call("runner.selftest_sleep", 0.1, timeout_s=5)
     assert r.ok
-    assert r.value == 0.3
+    assert r.value == 0.1
 
 
 def test_only_exported_functions_run(runner: ProbeRunner) -> None:
@@ -76,7 +76,7 @@ def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch
     lock = mp.get_context("fork").Lock()
     monkeypatch.setattr(R, "START_LOCK", None)  # put back after the test
     R.take_turns(lock)  # what a lane's pool initializer does
-    monkeypatch.setattr(R, "START_LOCK_WAIT_S", 0.5)
+    monkeypatch.setattr(R, "START_LOCK_WAIT_S", 0.1)
     monkeypatch.setattr(R, "_START_METHOD", "fork")
     with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
         assert r.call("runner.selftest_sleep", 0.01).ok
@@ -84,8 +84,9 @@ def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch
     # held by someone else (a dead worker): the next worker waits its time, then goes on
     with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
         assert r.call("runner.selftest_sleep", 0.01).ok
-    # ... but while it may wait, it waits its turn before answering anything
+    # ... but while it may wait, it waits its turn before answering anything (a worker that
+    # did not wait would answer this call in about 0.01 s)
     monkeypatch.setattr(R, "START_LOCK_WAIT_S", 60.0)
     with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
-        assert r.call("runner.selftest_sleep", 0.01, timeout_s=1.5).error_kind == "timeout"
+        assert r.call("runner.selftest_sleep", 0.01, timeout_s=0.5).error_kind == "timeout"
     lock.release()
