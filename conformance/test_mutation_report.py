@@ -168,21 +168,23 @@ BUSY = "t = time.process_time()\nwhile time.process_time() - t < 60: pass"
 
 
 def test_a_test_past_the_time_limit_stops_the_mutants_run_as_a_timeout() -> None:
-    # a test that loops: one CPU second allowed, the kernel sends SIGXCPU (mutmut's
+    # a test that loops: a tenth of a CPU second allowed (the kernel's limit is whole seconds:
+    # the next one the process reaches), the kernel sends SIGXCPU (mutmut's
     # status_by_exit_code: -24, "timeout", which the audit counts as caught)
-    got = _profile_child("ptxconf.oracle.m.x_f__mutmut_1", "1", f"exec({BUSY!r})")
+    got = _profile_child("ptxconf.oracle.m.x_f__mutmut_1", "0.1", f"exec({BUSY!r})")
     assert got.returncode == -signal.SIGXCPU, (got.returncode, got.stderr)
     assert "timeout" in R.CAUGHT
 
 
 def test_the_time_limit_is_armed_only_in_a_mutants_run() -> None:
-    # mutmut's stats and clean runs (MUTANT_UNDER_TEST "stats", "") keep their CPU limit
-    show = "print(resource.getrlimit(resource.RLIMIT_CPU) == before)"
-    for name in ("stats", ""):
-        got = _profile_child(name, "1", show)
-        assert (got.returncode, got.stdout.strip()) == (0, "True"), (name, got.stderr)
-    got = _profile_child("ptxconf.oracle.m.x_f__mutmut_1", "30", show)
-    assert (got.returncode, got.stdout.strip()) == (0, "False"), got.stderr
+    # mutmut's stats and clean runs (MUTANT_UNDER_TEST "stats", "") keep their CPU limit, a
+    # mutant's run gets one: one process (one start) plays the three, the mutant's last
+    show = ("for name in ('stats', '', 'ptxconf.oracle.m.x_f__mutmut_1'):\n"
+            "    os.environ['MUTANT_UNDER_TEST'] = name\n"
+            "    P.arm_test_limit()\n"
+            "    print(resource.getrlimit(resource.RLIMIT_CPU) == before)")
+    got = _profile_child("stats", "30", f"import os; exec({show!r})")
+    assert (got.returncode, got.stdout.split()) == (0, ["True", "True", "False"]), got.stderr
 
 
 def test_the_time_limit_counts_from_the_cpu_used_and_keeps_mutmuts_own_when_lower() -> None:
