@@ -81,7 +81,10 @@ def _interrupt(tmp_path: Path, signum: int, proved: int = PROVED_BEFORE_SIGNAL,
     except ProcessLookupError:  # it had ended: its exit status tells
         pass
     for delay, again in then:
-        time.sleep(delay)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(delay)  # the delay, or less where the run ends sooner
+        if proc.returncode is not None:
+            break  # it has ended: no signal reaches it, none waits its delay
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(again)
     try:
