@@ -512,6 +512,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         else ("SIGINT", 130))
         print(f"ptxconf: interrupted ({name})", file=sys.stderr)
         sys.unraisablehook = lambda _unraisable: None  # finalizer noise on the way out
+        interrupts.settle()  # a provider's NVRTC compile under way ends before the process
         return status
 
 

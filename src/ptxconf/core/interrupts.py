@@ -22,6 +22,14 @@ from typing import Any
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _received: list[int] = []
+#: The first signal of the command under way, kept after `watching()` ends (`native_call`).
+_stopped: list[int] = []
+#: Calls into native code under way, in any thread (`native_call`, `settle`).
+_native = threading.Condition()
+_native_calls = [0]
+#: The longest an interrupted command waits for a native call under way before it exits
+#: (`settle`): a witness kernel's NVRTC compile takes about a second, several under load.
+SETTLE_S = 30.0
 
 
 class Interrupted(KeyboardInterrupt):
@@ -39,6 +47,8 @@ class Interrupted(KeyboardInterrupt):
 
 def _handler(signum: int, frame: FrameType | None) -> None:
     _received.append(signum)
+    if not _stopped:
+        _stopped.append(signum)
     if len(_received) > 1:  # the run is already ending: nothing interrupts its publishing
         return
     # The run is ending: objects a native library left half-built when the signal landed (Z3's
@@ -62,6 +72,7 @@ def watching() -> Iterator[None]:
         yield
         return
     _received.clear()
+    _stopped.clear()
     old = {s: signal.signal(s, _handler) for s in SIGNALS}
     try:
         yield
@@ -71,6 +82,31 @@ def watching() -> Iterator[None]:
         for s, h in old.items():
             signal.signal(s, signal.SIG_IGN if _received else h)
         _received.clear()
+
+
+@contextmanager
+def native_call() -> Iterator[None]:
+    """Mark a call into native code that the interpreter's shutdown must not run beside (an
+    NVRTC compile in a provider's thread: Python freeing what it still uses ends the process
+    with `free(): invalid pointer`, exit -6, as seen under a CPU hog). Once a signal has
+    arrived none starts (Interrupted); an interrupted command `settle`s before it exits."""
+    with _native:
+        if _stopped:
+            raise Interrupted(_stopped[0])
+        _native_calls[0] += 1
+    try:
+        yield
+    finally:
+        with _native:
+            _native_calls[0] -= 1
+            _native.notify_all()
+
+
+def settle(timeout_s: float = SETTLE_S) -> bool:
+    """Wait until no `native_call` is under way in any thread (at most `timeout_s`): an
+    interrupted command's last act before it exits. Whether none is."""
+    with _native:
+        return _native.wait_for(lambda: _native_calls[0] == 0, timeout_s)
 
 
 @contextmanager
@@ -105,4 +141,5 @@ def fork_context(preload: Sequence[str] = ()) -> Any:
     return ctx
 
 
-__all__ = ["CHILD_PRELOAD", "Interrupted", "blocked", "check", "fork_context", "watching"]
+__all__ = ["CHILD_PRELOAD", "SETTLE_S", "Interrupted", "blocked", "check", "fork_context", "native_call",
+           "settle", "watching"]

@@ -26,6 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ptxconf.core import interrupts
+
 # NVRTC's presence and version are asked in toolchain (which keeps them for warm runs).
 from .toolchain import ARCH_OPTIONS as ARCH_OPTIONS
 from .toolchain import nvrtc_problem as nvrtc_problem
@@ -263,6 +265,12 @@ def nvrtc_compile(source: str, options: Sequence[str] = ARCH_OPTIONS, *,
     """
     from cuda.bindings import nvrtc
 
+    with interrupts.native_call():  # an interrupted run exits once the compile is done
+        return _nvrtc_compile(nvrtc, source, options, name, want_ptx)
+
+
+def _nvrtc_compile(nvrtc: Any, source: str, options: Sequence[str], name: str,
+                   want_ptx: bool) -> CompileResult:
     start = time.perf_counter()
     prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), name.encode(), 0, [], []))
     try:
