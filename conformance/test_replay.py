@@ -10,14 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from emulator import (
-    SPEC,
-    EmulatedReplayWorker,
-    Emulator,
-    emulated_context,
-    lane_job,
-    replay_or_run,
-)
+from emulator import SPEC, Emulator, emulated_context
+from replaying import EmulatedReplayWorker, lane_job, replay_or_run
 
 from ptxconf.core.results import Status
 from ptxconf.core.trust import sign

@@ -15,10 +15,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from emulator import SPEC, EmulatedReplayWorker, Emulator, lane_job, replay_or_run
+from emulator import SPEC, Emulator
+from replaying import EmulatedReplayWorker, lane_job, replay_or_run
 
 from ptxconf.app import gpu_run, replay_run
-from ptxconf.app.cli import kernels_line, replay_misses_line
+from ptxconf.app.check_lines import kernels_line, replay_misses_line
 from ptxconf.app.lane import Job, _may_fault
 from ptxconf.app.replay_run import FirstReplay, Replayed, _replay, replay_workers
 from ptxconf.app.run_options import RunOptions

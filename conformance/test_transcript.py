@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from emulator import SPEC, Emulator, lane_job, replay_or_run
+from emulator import SPEC, Emulator
+from replaying import lane_job, replay_or_run
 
 from ptxconf.core.results import Status
 from ptxconf.core.trust import sign
