@@ -9,6 +9,14 @@ from typing import Any
 from ptxconf.core.results import Result
 
 
+def _replay_of(lanes: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A run's warm replay (`ptxconf.app.replay_run`) from its meta.lanes: the lanes' own where
+    the replay took every job, else nested under the lanes that ran the rest; None where the
+    run did not replay."""
+    replay = lanes.get("replay") if lanes and lanes.get("mode") != "replay" else lanes
+    return replay if replay and replay.get("mode") == "replay" else None
+
+
 def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
     """One line on the kernel build: a warm rerun says it compiled nothing."""
     if k["compiled"] == 0:
@@ -22,8 +30,8 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
         name, why = next(iter(k["rejected"].items()))
         what += (f"; {len(k['rejected'])} cached module(s) rejected and compiled again "
                  f"({name}: {why})")
-    replay = lanes.get("replay") if lanes and lanes.get("mode") != "replay" else lanes
-    if replay and replay.get("mode") == "replay":
+    replay = _replay_of(lanes)
+    if replay:
         what += (f"; {replay['replayed_jobs']} of {replay['jobs']} GPU jobs replayed from their "
                  f"transcripts by {replay['lanes']} probe workers on {replay['gpus']} GPU(s)")
         if replay.get("gpus_asked", 1) > replay["gpus"]:
@@ -87,8 +95,8 @@ def replay_misses_line(lanes: dict[str, Any] | None) -> str | None:
     """One line on the GPU jobs a warm run's replay did not take (they ran in full in lanes:
     an answer moved, a transcript was missing or unreadable), naming the first and why; None
     where it took every job or did not replay (`ptxconf.app.replay_run`)."""
-    replay = lanes.get("replay") if lanes and lanes.get("mode") != "replay" else lanes
-    if not replay or replay.get("mode") != "replay" or not replay.get("misses"):
+    replay = _replay_of(lanes)
+    if not replay or not replay.get("misses"):
         return None
     first = replay["misses"][0]
     n = replay["jobs"] - replay["replayed_jobs"]

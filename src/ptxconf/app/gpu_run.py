@@ -124,7 +124,7 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
     from ptxconf.app import lanes as L
     from ptxconf.app.replay_run import replay_first
 
-    kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
+    kept = _resumed(provs, opts)
 
     def started() -> None:  # the CPU providers' kept results are read beside the replay
         for r in kept:
@@ -191,7 +191,7 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
             out = sequential()  # every case says why
             return out if emit_kept else [r for r in out if r.id not in opts.done]
         checked_s = round(time.perf_counter() - entered, 2)
-        kept = [r for r in opts.done.values() if r.provider in {p.name for p in provs}]
+        kept = _resumed(provs, opts)
         for r in kept if emit_kept else ():
             emit(r)
         timeline: list[dict[str, Any]] = []
@@ -209,6 +209,12 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
             builder.close()
         pool.close()  # the lanes end while the report is written
     return (kept if emit_kept else []) + _ordered(provs, results)
+
+
+def _resumed(provs: tuple[Provider, ...], opts: RunOptions) -> list[Result]:
+    """The GPU providers' results an interrupted run kept (`--resume`)."""
+    names = {p.name for p in provs}
+    return [r for r in opts.done.values() if r.provider in names]
 
 
 def kernel_note(built: dict[str, Any], seconds: float) -> dict[str, Any]:

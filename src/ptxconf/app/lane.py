@@ -22,7 +22,7 @@ from ptxconf.core.results import Result
 from ptxconf.oracle.spec import Spec, load_spec
 
 if TYPE_CHECKING:
-    from ptxconf.gpu.transcript import Transcripts
+    pass
 
 #: How many probe processes a GPU's lanes share (`ptxconf.gpu.probe_server`), instead of a
 #: probe worker each. Measured on an H100, warm, 12 lanes replaying their transcripts: 12
@@ -126,6 +126,8 @@ def _run_job(spec: Spec, ctx: RunContext, sess: Any, job: Job, setup: LaneSetup
              ) -> list[Result]:
     """The job's results, from its transcript where the run keeps them (`_REPLAY` says how
     it went), else its cases run."""
+    from ptxconf.gpu.transcript import for_spec
+
     def run() -> list[Result]:
         listed = (job.device, job.provider)
         if listed not in _CASES:
@@ -133,7 +135,7 @@ def _run_job(spec: Spec, ctx: RunContext, sess: Any, job: Job, setup: LaneSetup
         cases = _CASES[listed]
         return [execute(cases[i]) for i in job.ids]  # judged in the main process (its findings)
 
-    kept = _transcripts(spec) if setup.proof_cache and sess is not None else None
+    kept = for_spec(spec) if setup.proof_cache and sess is not None else None
     _REPLAY.clear()
     if kept is None:
         return run()
@@ -191,13 +193,6 @@ def _session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
                                    start_timeout_s=own.start_timeout_s, warm_call=own.warm_call,
                                    slot=_LANE_NUMBER % max(1, servers_per_gpu()))
     return sess
-
-
-def _transcripts(spec: Spec) -> Transcripts:
-    """This lane's transcript store for the spec (`ptxconf.gpu.transcript`)."""
-    from ptxconf.gpu.transcript import Transcripts
-
-    return spec.memo(("lanes.transcripts",), lambda: Transcripts(spec))
 
 
 def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,

@@ -123,6 +123,11 @@ def _counters(runner: Any) -> tuple[int, float]:
     return calls if isinstance(calls, int) else 0, getattr(runner, "worker_s", 0.0)
 
 
+def _pid(runner: Any) -> int | None:
+    """The process id of a runner's worker now (None where it has none)."""
+    return getattr(getattr(runner, "_proc", None), "pid", None)
+
+
 def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
             emit: Callable[[Result], None]) -> Replayed:
     from ptxconf.gpu.plan import plan
@@ -168,10 +173,10 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
                 return
             start, before = time.time(), worker.worker_s
             entry, why = kept.entry(jobs[n].provider, jobs[n].ids)
-            why = why or worker.replay(entry or {})
-            land(n, None if why or entry is None else
-                 kept.taken(entry, jobs[n].provider, jobs[n].ids), why, start,
-                 getattr(getattr(runner, "_proc", None), "pid", None), 1, worker.worker_s - before)
+            got = None
+            if entry is not None and not (why := worker.replay(entry)):
+                got = kept.taken(entry, jobs[n].provider, jobs[n].ids)
+            land(n, got, why, start, _pid(runner), 1, worker.worker_s - before)
 
     def faulting(runner: Any, todo: queue.SimpleQueue[int]) -> None:
         kept, sess = Transcripts(spec), Session(spec, runner, host_compile=True)
@@ -184,8 +189,7 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
             start, (calls, secs) = time.time(), _counters(runner)
             got = kept.replay(sess, jobs[n].provider, jobs[n].ids)
             now_calls, now_secs = _counters(runner)
-            land(n, got, kept.miss, start, getattr(getattr(runner, "_proc", None), "pid", None),
-                 now_calls - calls, now_secs - secs)
+            land(n, got, kept.miss, start, _pid(runner), now_calls - calls, now_secs - secs)
 
     def guarded(fn: Callable[[Any, queue.SimpleQueue[int]], None], runner: Any,
                 todo: queue.SimpleQueue[int]) -> None:
@@ -224,17 +228,12 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
     return out
 
 
-def _transcripts(spec: Spec) -> Any:
-    """The run's GPU job transcripts (`ptxconf.gpu.transcript`), one store a spec."""
-    from ptxconf.gpu.transcript import Transcripts
-
-    return spec.memo(("run.transcripts",), lambda: Transcripts(spec))
-
-
 def run_kept(spec: Spec) -> bool:
     """Whether a run of this code and spec kept its GPU jobs' transcripts: then a run replays
     first (`replay_first`)."""
-    return bool(_transcripts(spec).run_kept())
+    from ptxconf.gpu.transcript import for_spec
+
+    return bool(for_spec(spec).run_kept())
 
 
 def keep_run(spec: Spec, groups: Sequence[tuple[str, tuple[str, ...]]],
@@ -243,12 +242,13 @@ def keep_run(spec: Spec, groups: Sequence[tuple[str, tuple[str, ...]]],
     beside its transcripts, so that the next warm run plans nothing (`Transcripts.keep_run`);
     of a run of part of the cases, only that it kept transcripts (`Transcripts.mark_kept`)."""
     from ptxconf.gpu.kcache import tool_versions
+    from ptxconf.gpu.transcript import for_spec
 
     if not full:
-        _transcripts(spec).mark_kept()
+        for_spec(spec).mark_kept()
     elif built and all(b.ok and b.path for b in built.values()):
-        _transcripts(spec).keep_run(groups, {k: Path(b.path).name for k, b in built.items()},
-                                    tool_versions())
+        for_spec(spec).keep_run(groups, {k: Path(b.path).name for k, b in built.items()},
+                                tool_versions())
 
 
 def _kept_plan(spec: Spec, folder: Path
@@ -256,8 +256,9 @@ def _kept_plan(spec: Spec, folder: Path
     """The jobs and modules of the last full run of this code and spec, where every module it
     named is still in the kernel cache as it was built; else None."""
     from ptxconf.gpu.kcache import reuse, tool_versions
+    from ptxconf.gpu.transcript import for_spec
 
-    rec = _transcripts(spec).run_record(tool_versions())
+    rec = for_spec(spec).run_record(tool_versions())
     built = None if rec is None else reuse(folder, rec["modules"])
     if rec is None or built is None:
         return None
@@ -292,11 +293,10 @@ def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], boo
     try:
         folder = folder_for(kernel_cache)
         kept_plan = _kept_plan(spec, folder) if full else None
-        if kept_plan is not None:
-            groups, built = kept_plan
-        else:
-            groups = L.job_groups(spec, provs, selected)
-            builder = L.start_build(spec, folder, L.job_needs(spec, L.place(groups, gpus)))
+        groups, built = kept_plan or (L.job_groups(spec, provs, selected), None)
+        jobs = L.place(groups, gpus)
+        if built is None:
+            builder = L.start_build(spec, folder, L.job_needs(spec, jobs))
             if builder is None:
                 return None
             try:
@@ -305,7 +305,6 @@ def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], boo
                 builder.close()
         if any(not b.ok for b in built.values()):
             return None
-        jobs = L.place(groups, gpus)
         started()
         planned_s = round(time.perf_counter() - entered, 2)
         rep = pool.run(jobs, built, emit)

@@ -93,12 +93,12 @@ def _gpu_jobs(prov: Provider, spec: Spec, opts: RunOptions, ctx: RunContext,
     from ptxconf.gpu.plan import may_fault_ids
     from ptxconf.gpu.replay import answer_job
     from ptxconf.gpu.session import open_session
-    from ptxconf.gpu.transcript import Transcripts
+    from ptxconf.gpu.transcript import for_spec
 
     by_id = {c.id: c for c in cases}
     wanted = [c.id for c in cases if c.id not in opts.done and _selected_id(c.id, opts.only)]
     job_of = {i: ids for ids in group_ids(spec, prov, wanted) for i in ids}
-    kept = spec.memo(("run.transcripts",), lambda: Transcripts(spec))
+    kept = for_spec(spec)
     sess = open_session(spec, ctx)
     faulting = may_fault_ids(spec)
     ready: dict[str, Result] = {}

@@ -377,6 +377,11 @@ def differs(call: Call, ok: bool, error_kind: str | None, error: str | None,
                f" ({error_kind}: {error})" if not ok else ""))
 
 
+def for_spec(spec: Spec) -> Transcripts:
+    """The process's transcript store for a spec (one a spec: `Spec.memo`)."""
+    return spec.memo(("transcripts",), lambda: Transcripts(spec))
+
+
 def prune(root: Path | None = None, max_bytes: int = MAX_FOLDER_BYTES) -> int:
     """Remove the least recently used transcripts until the folder holds at most `max_bytes`
     (a run of the bundled spec keeps about 120 MB; each edit of the spec or the code starts a
@@ -414,4 +419,4 @@ def loaded(sess: Any, needs: Sequence[str]) -> bool:
 
 
 __all__ = ["ECHO", "MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest",
-           "answer_parts", "differs", "folder", "loaded", "prune"]
+           "answer_parts", "differs", "folder", "for_spec", "loaded", "prune"]
