@@ -17,6 +17,7 @@ from ptxconf.core.results import Status
 from ptxconf.core.trust import sign
 from ptxconf.gpu import kcache, session
 from ptxconf.gpu import transcript as T
+from ptxconf.gpu.digest import answer_digest
 from ptxconf.gpu.plan import plan
 from ptxconf.gpu.replay import ReplayWorker, answer_job, replay_calls
 from ptxconf.gpu.runner import ProbeRunner
@@ -83,8 +84,8 @@ def test_a_worker_is_sent_each_module_once_and_again_after_a_restart(tmp_path: P
 
 
 def test_a_probe_worker_replays_calls_and_says_which_answer_moved() -> None:
-    raised = T.answer_digest(False, "exception", "RuntimeError: boom", None)
-    slept = T.answer_digest(True, None, None, 0.0)
+    raised = answer_digest(False, "exception", "RuntimeError: boom", None)
+    slept = answer_digest(True, None, None, 0.0)
     with ProbeRunner(timeout_s=30) as runner:
         same = runner.call("replay.replay_calls", [],
                            [("runner.selftest_raise", ("boom",), {}, raised),

@@ -6,13 +6,9 @@ from __future__ import annotations
 
 import os
 import pickle
-import subprocess
-import sys
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
-import numpy as np
 import pytest
 from emulator import SPEC, Emulator
 from replaying import lane_job, replay_or_run
@@ -20,8 +16,6 @@ from replaying import lane_job, replay_or_run
 from ptxconf.core.results import Status
 from ptxconf.core.trust import sign
 from ptxconf.gpu import transcript as T
-from ptxconf.gpu.probes import WmmaDump
-from ptxconf.gpu.variants import wmma_probe_variants
 
 
 @pytest.mark.parametrize("name", ["gpu-sweep", "gpu-wmma", "gpu-ldmatrix", "gpu-tma_pairing"])
@@ -115,35 +109,6 @@ def test_a_hostile_entry_is_never_used_and_runs_nothing(
     assert kept.miss == "no usable transcript"
     assert not marker.exists()
     assert [r.status for r in results] == [r.status for r in first]
-
-
-def test_an_answer_digest_leaves_out_what_varies_and_what_echoes_the_call() -> None:
-    v = wmma_probe_variants(SPEC)[0]
-    words = np.arange(64, dtype=np.uint32).reshape(32, 2)
-    one = WmmaDump(v, words, b"\x01" * 8, 16, 8, 0x1000, False)
-    other_pointer = WmmaDump(v, words, b"\x01" * 8, 16, 8, 0x7F00, False)
-    other_words = WmmaDump(v, words + 1, b"\x01" * 8, 16, 8, 0x1000, False)
-    digest = T.answer_digest(True, None, None, [one])
-    assert T.answer_digest(True, None, None, [other_pointer]) == digest
-    assert T.answer_digest(True, None, None, [other_words]) != digest
-    assert T.answer_digest(False, "cuda", "x", None) != T.answer_digest(False, "cuda", "y", None)
-    assert set(T.answer_parts([other_words])) == set(T.answer_parts([one]))
-    assert "[0].words" in {k for k in T.answer_parts([one])
-                          if T.answer_parts([one])[k] != T.answer_parts([other_words])[k]}
-
-
-def test_an_answer_digest_is_the_same_in_a_process_of_another_hash_seed() -> None:
-    answer = {"regs": np.arange(12, dtype=np.uint32), "names": ("a", "b"), "n": 3, "f": 0.5}
-    code = textwrap.dedent("""
-        import numpy as np
-        from ptxconf.gpu.transcript import answer_digest
-        answer = {"regs": np.arange(12, dtype=np.uint32), "names": ("a", "b"), "n": 3, "f": 0.5}
-        print(answer_digest(True, None, None, answer))
-    """)
-    env = {**os.environ, "PYTHONHASHSEED": "12345"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         check=True)
-    assert out.stdout.strip() == T.answer_digest(True, None, None, answer)
 
 
 def test_pruning_removes_the_least_recently_used_transcripts_first(tmp_path: Path) -> None:

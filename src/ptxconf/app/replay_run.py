@@ -110,10 +110,10 @@ class ReplayPool:
 
     def close(self) -> None:
         """End every worker."""
+        from ptxconf.gpu.runner import close_all
+
         self._starting.join()
-        for group in self.runners.values():
-            for r in group:
-                r.close()
+        close_all(r for group in self.runners.values() for r in group)
 
 
 def _counters(runner: Any) -> tuple[int, float]:

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from . import build
+from .digest import ECHO, VARIES
 from .ldmatrix import WarpMatrixVariant
 from .mma_sync import MmaSyncVariant
-from .transcript import ECHO, VARIES
 from .variants import WgmmaVariant, WmmaVariant
 
 #: Each operand's region of the shared-memory image starts on this boundary; the kernel
@@ -156,22 +156,54 @@ def _block_inputs(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     return image, a_start, b_start, a_words, c_words
 
 
+class _Arena:
+    """Host arrays laid out for one copy to the device: each part starts on an ARENA_ALIGN_BYTES
+    boundary, so that a probe call's every input (and its outputs' first values) go over in
+    one copy and its outputs come back in one (`_run_staged`), not a few small copies a grid."""
+
+    def __init__(self) -> None:
+        self.parts: list[tuple[int, np.ndarray]] = []
+        self.size = 0
+
+    def add(self, arr: np.ndarray) -> int:
+        """Place `arr` (C-contiguous); its byte offset in the arena."""
+        at = _round_up(self.size, ARENA_ALIGN_BYTES)
+        self.parts.append((at, np.ascontiguousarray(arr)))
+        self.size = at + arr.nbytes
+        return at
+
+    def host(self) -> np.ndarray:
+        """The arena's bytes (uint8), padding zero."""
+        out = np.zeros(max(self.size, 1), dtype=np.uint8)
+        for at, arr in self.parts:
+            out[at:at + arr.nbytes] = arr.reshape(-1).view(np.uint8)
+        return out
+
+
+#: Where each part of an upload starts (`_Arena`): the largest alignment a probe kernel reads.
+ARENA_ALIGN_BYTES = 256
+
+
 @dataclass
 class _Staged:
-    """One launch on the device, not yet synchronised."""
+    """One grid's inputs and outputs, placed in a call's arenas (offsets in bytes)."""
 
     variant: WgmmaVariant
     starts: list[tuple[int | None, int, bool]]
-    d_out: Any  # cupy arrays (CuPy ships no types)
-    d_info: Any
+    kernel: Any  # a cupy.RawKernel (CuPy ships no types)
+    smem: int
+    shift: int
+    lsb: int
+    inputs: tuple[int, int, int, int]  # images, table, A words, accumulator words
+    any_c: bool
+    out_at: int
+    info_at: int
 
 
-def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], *,
-           desc_start_shift: int | None = None, desc_start_lsb: int | None = None) -> _Staged:
-    """Upload the inputs of many probes of one variant and launch them as one grid, one block
-    per probe; identical images are uploaded once."""
-    import cupy
-
+def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], ins: _Arena, outs: _Arena,
+           ) -> _Staged:
+    """Place the inputs of many probes of one variant, to launch as one grid, one block per
+    probe, in `ins`, and their outputs in `outs`; identical images are placed once."""
     images: dict[bytes, int] = {}
     chunks: list[bytes] = []
     table = np.zeros((len(launches), BLOCK_FIELDS), dtype=np.uint64)
@@ -200,34 +232,42 @@ def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], *,
     if len(shift_lsb) != 1:
         raise ValueError(f"one launch needs one desc_start_shift/lsb, got {sorted(shift_lsb)}")
     shift, lsb = shift_lsb.pop()
-    kernel = build.wgmma_kernels([variant])[variant]
-    d_images = cupy.asarray(np.frombuffer(b"".join(chunks), dtype=np.uint8))
-    d_table = cupy.asarray(table)
-    d_a = cupy.asarray(np.concatenate(a_parts) if a_first else np.zeros(1, np.uint32))
     any_c = bool(table[:, 7].any())
-    d_c = cupy.asarray(np.stack(c_parts)) if any_c else cupy.zeros(1, dtype=cupy.uint32)
-    d_out = cupy.full((len(launches), threads, nd), 0xFFFFFFFF, dtype=cupy.uint32)
-    d_info = cupy.zeros((len(launches), 3), dtype=cupy.uint64)
-    if smem > DEFAULT_DYNAMIC_SMEM_BYTES:
-        kernel.max_dynamic_shared_size_bytes = smem
-    kernel((len(launches),), (threads,), (d_images, d_table, np.uint32(shift), np.uint32(lsb),
-                                          d_a, d_c, d_out, d_info), shared_mem=smem)
-    return _Staged(variant, starts, d_out, d_info)
+    inputs = (ins.add(np.frombuffer(b"".join(chunks), dtype=np.uint8)), ins.add(table),
+              ins.add(np.concatenate(a_parts) if a_first else np.zeros(1, np.uint32)),
+              ins.add(np.stack(c_parts) if any_c else np.zeros(1, np.uint32)))
+    return _Staged(variant, starts, build.wgmma_kernels([variant])[variant], smem, shift, lsb,
+                   inputs, any_c,
+                   outs.add(np.full((len(launches), threads, nd), 0xFFFFFFFF, dtype=np.uint32)),
+                   outs.add(np.zeros((len(launches), 3), dtype=np.uint64)))
 
 
-def _dumps(staged: _Staged) -> list[WgmmaDump]:
-    """The dumps of a staged launch (after synchronisation)."""
-    regs = staged.d_out.get()
-    info = staged.d_info.get()
-    out = []
-    for i, (a_start, b_start, rs) in enumerate(staged.starts):
+def _launch_staged(st: _Staged, d_in: Any, d_out: Any) -> None:
+    """Launch a staged grid over the call's device arenas (not synchronised)."""
+    threads, n = st.variant.facts.warpgroup_threads, len(st.starts)
+    images, table, a_words, c_words = (d_in[at:] for at in st.inputs)
+    if st.smem > DEFAULT_DYNAMIC_SMEM_BYTES:
+        st.kernel.max_dynamic_shared_size_bytes = st.smem
+    st.kernel((n,), (threads,), (images, table, np.uint32(st.shift), np.uint32(st.lsb),
+                                 a_words, c_words, d_out[st.out_at:], d_out[st.info_at:]),
+              shared_mem=st.smem)
+
+
+def _dumps(st: _Staged, out: np.ndarray) -> list[WgmmaDump]:
+    """The dumps of a staged grid, from the call's outputs (`out`, bytes, after
+    synchronisation)."""
+    threads, nd, n = st.variant.facts.warpgroup_threads, st.variant.nreg_d, len(st.starts)
+    regs = out[st.out_at:st.out_at + n * threads * nd * 4].view(np.uint32).reshape(n, threads, nd)
+    info = out[st.info_at:st.info_at + n * 3 * 8].view(np.uint64).reshape(n, 3)
+    dumps = []
+    for i, (a_start, b_start, rs) in enumerate(st.starts):
         base = int(info[i, 0])
-        out.append(WgmmaDump(
-            variant=staged.variant, regs=regs[i], smem_base_address=base,
+        dumps.append(WgmmaDump(
+            variant=st.variant, regs=regs[i], smem_base_address=base,
             a_start_address=None if a_start is None else base + a_start,
             b_start_address=base + b_start, a_desc=None if rs else int(info[i, 1]),
             b_desc=int(info[i, 2])))
-    return out
+    return dumps
 
 
 def _by_image_size(variant: WgmmaVariant, launches: list[dict[str, Any]]) -> list[list[int]]:
@@ -244,19 +284,32 @@ def _by_image_size(variant: WgmmaVariant, launches: list[dict[str, Any]]) -> lis
 
 
 def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[list[WgmmaDump]]:
-    """Stage every grid of every job, synchronise once, and return the dumps in order."""
+    """Stage every grid of every job, upload their inputs and their outputs' first values in
+    one copy, launch them all, synchronise once, bring every output back in one copy, and
+    return the dumps in order."""
     import cupy
 
+    ins, outs = _Arena(), _Arena()
     staged = []
     for v, launches in jobs:
         groups = _by_image_size(v, launches)
-        staged.append([(g, _stage(v, [launches[i] for i in g])) for g in groups])
+        staged.append([(g, _stage(v, [launches[i] for i in g], ins, outs)) for g in groups])
+    out_at = _round_up(ins.size, ARENA_ALIGN_BYTES)
+    host = np.zeros(out_at + max(outs.size, 1), dtype=np.uint8)
+    host[:ins.size] = ins.host()[:ins.size]
+    host[out_at:] = outs.host()
+    d_in = cupy.asarray(host)
+    d_out = d_in[out_at:]
+    for grids in staged:
+        for _, st in grids:
+            _launch_staged(st, d_in, d_out)
     cupy.cuda.get_current_stream().synchronize()
+    out_host = d_out.get()
     out: list[list[WgmmaDump]] = []
     for (_, launches), grids in zip(jobs, staged, strict=True):
         dumps: list[WgmmaDump | None] = [None] * len(launches)
         for g, st in grids:
-            for i, d in zip(g, _dumps(st), strict=True):
+            for i, d in zip(g, _dumps(st, out_host), strict=True):
                 dumps[i] = d
         out.append([d for d in dumps if d is not None])
     return out
@@ -368,7 +421,7 @@ class WmmaDump:
     fragment_bytes: int  # sizeof(fragment.x), as the compiled header has it
     num_elements: int  # fragment.num_elements
     #: Low 32 bits of the matrix pointer in its state space (the selftest campaign records
-    #: it; no case reads it, and a global pointer differs run to run: see transcript.VARIES).
+    #: it; no case reads it, and a global pointer differs run to run: see digest.VARIES).
     pointer_address: int = field(metadata={VARIES: "a device pointer"})
     in_smem: bool
 

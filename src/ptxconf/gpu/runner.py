@@ -150,6 +150,25 @@ def answer(conn: Any, msg: tuple[str, tuple[Any, ...], dict[str, Any]]) -> bool:
     return False
 
 
+def _reap(proc: Any, *, kill: bool = False) -> None:
+    """Wait for a worker process told to end (killed where `kill`, or where it will not)."""
+    if proc is None:
+        return
+    if kill:
+        proc.kill()
+    proc.join(timeout=10)
+    if proc.is_alive():
+        proc.kill()
+        proc.join(timeout=10)
+
+
+def close_all(runners: Iterable[ProbeRunner]) -> None:
+    """End many runners' workers together: each is told to end, then each is waited for (a
+    CUDA context takes a tenth of a second or more to go)."""
+    for proc in [r._detach() for r in runners]:
+        _reap(proc)
+
+
 class ProbeRunner:
     """One worker process at a time, restarted after a fault or a timeout."""
 
@@ -197,6 +216,10 @@ class ProbeRunner:
         return f"the worker did not start within {self.start_timeout_s} s"
 
     def _stop(self, *, kill: bool = False) -> None:
+        _reap(self._detach(kill=kill), kill=kill)
+
+    def _detach(self, *, kill: bool = False) -> Any:
+        """Tell the worker to end (politely, unless `kill`) and let go of it; its process."""
         proc, conn = self._proc, self._conn
         self._proc = self._conn = None
         if conn is not None:
@@ -206,13 +229,7 @@ class ProbeRunner:
             except (OSError, ValueError):
                 pass
             conn.close()
-        if proc is not None:
-            if kill:
-                proc.kill()
-            proc.join(timeout=10)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(timeout=10)
+        return proc
 
     def start(self) -> str | None:
         """Start the worker now if none is running (its `warm_call` then runs while the caller

@@ -27,7 +27,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
-import functools
 import hashlib
 import importlib
 import io
@@ -46,10 +45,11 @@ from ptxconf.core.results import Result, Status
 from ptxconf.core.trust import cache_root, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
 
+from .digest import answer_digest, answer_parts
 from .runner import map_calls
 
-#: 2: answers digested by sha256 (1: blake2b), entries beside a run record (`keep_run`).
-VERSION = 2
+#: 3: answers digested by `ptxconf.gpu.digest`'s walk (2: a pickle's sha256, 1: blake2b).
+VERSION = 3
 MAGIC = b"ptxconf-transcript\n"
 #: The largest entry read (a sweep module of N = 256 variants is a few MiB).
 MAX_ENTRY_BYTES = 256 << 20
@@ -66,61 +66,9 @@ MODULE_CALLS = frozenset({"load_module", "prepare_wgmma", "prepare_wmma"})
 KEPT = frozenset({Status.PASS, Status.DISCREPANCY, Status.SKIP})
 
 
-#: A dataclass field whose metadata holds this key differs run to run and no case reads it (a
-#: device pointer, say): answers are compared without it. The value says why.
-VARIES = "ptxconf.transcript.varies"
-#: A field that echoes the call's own input (a dump's variant): compared through the call.
-ECHO = "ptxconf.transcript.echo"
-
-
 def folder() -> Path:
     """Where transcripts are kept: $PTXCONF_CACHE_DIR/transcripts."""
     return cache_root() / "transcripts"
-
-
-# --- what an answer is, for comparing ------------------------------------------------------
-
-
-def answer_digest(ok: bool, error_kind: str | None, error: str | None, value: Any) -> str:
-    """sha256 of a probe answer in a canonical form (sha256, not blake2b: the answers are
-    hundreds of MB a run, and with the CPU's SHA instructions sha256 digests them about twice
-    as fast; measured 1.5 against 0.7 GB/s on an EPYC): pickled, with the dataclass fields that
-    vary run to run (VARIES) or echo the call's own input (ECHO) left out (the worker's pid and
-    seconds are never part of it). Equal answers give equal digests in any process; where an
-    answer held a set, whose order follows the process's hash seed, the digest may differ and
-    the job only runs in full."""
-    h = hashlib.sha256()
-    _Canonical(_Sink(h), protocol=5).dump((ok, error_kind, error, value))
-    return h.hexdigest()
-
-
-class _Sink:
-    """A file whose writes go to a hash."""
-
-    def __init__(self, h: Any) -> None:
-        self.write = h.update
-
-
-@functools.cache
-def _kept_fields(cls: type) -> tuple[str, ...] | None:
-    """A dataclass's fields an answer's digest covers; None where that is all of them."""
-    fields = dataclasses.fields(cls)
-    kept = tuple(f.name for f in fields if not (f.metadata.get(VARIES) or f.metadata.get(ECHO)))
-    return None if len(kept) == len(fields) else kept
-
-
-def _parts_of(cls_name: str, *items: Any) -> None:
-    """Stands for a dataclass less its left-out fields in a digest (never called)."""
-
-
-class _Canonical(pickle.Pickler):
-    def reducer_override(self, obj: Any) -> Any:
-        cls = type(obj)
-        if dataclasses.is_dataclass(cls) and not isinstance(obj, type):
-            kept = _kept_fields(cls)
-            if kept is not None:
-                return _parts_of, (cls.__qualname__, *(getattr(obj, k) for k in kept))
-        return NotImplemented
 
 
 # --- reading entries safely ---------------------------------------------------------------
@@ -153,22 +101,6 @@ class _Restricted(pickle.Unpickler):
 
 
 # --- the store ------------------------------------------------------------------------------
-
-
-def answer_parts(value: Any) -> dict[str, str]:
-    """Digests of an answer's parts (dataclass fields and sequence items, three levels deep,
-    e.g. `[0][3].regs`): where a replayed answer differs, they name what differs."""
-    def parts(v: Any, at: str, depth: int) -> dict[str, str]:
-        if depth and dataclasses.is_dataclass(v) and not isinstance(v, type):
-            return {k: d for f in dataclasses.fields(v)
-                    if not (f.metadata.get(VARIES) or f.metadata.get(ECHO))
-                    for k, d in parts(getattr(v, f.name), f"{at}.{f.name}", depth - 1).items()}
-        if depth and isinstance(v, list | tuple) and len(v) <= 4096:
-            return {k: d for i, x in enumerate(v)
-                    for k, d in parts(x, f"{at}[{i}]", depth - 1).items()}
-        return {at or "answer": answer_digest(True, None, None, v)}
-
-    return parts(value, "", 3)
 
 
 @dataclasses.dataclass
@@ -418,5 +350,5 @@ def loaded(sess: Any, needs: Sequence[str]) -> bool:
     return True
 
 
-__all__ = ["ECHO", "MAGIC", "VARIES", "Call", "Recorder", "Transcripts", "answer_digest",
-           "answer_parts", "differs", "folder", "for_spec", "loaded", "prune"]
+__all__ = ["MAGIC", "Call", "Recorder", "Transcripts",
+           "differs", "folder", "for_spec", "loaded", "prune"]
