@@ -110,8 +110,10 @@ def test_a_call_of_many_grids_moves_its_inputs_and_outputs_in_one_copy_each_way(
                  for i, size in enumerate([512, 2048, 512, 1024, 2048])])
             for k, v in enumerate([ss, rs, ss])]
     together = probes.run_wgmma_sweep(jobs)
-    assert len(stand_in["uploads"]) == 1 and len(stand_in["downloads"]) == 1
-    assert sum(stand_in["grids"]) == 15 and max(stand_in["grids"]) > 1
+    assert len(stand_in["uploads"]) == 1
+    assert len(stand_in["downloads"]) == 1
+    assert sum(stand_in["grids"]) == 15
+    assert max(stand_in["grids"]) > 1
     for (v, launches), dumps in zip(jobs, together, strict=True):
         for kw, dump in zip(launches, dumps, strict=True):
             [alone] = probes.run_wgmma_batch(v, [kw])
@@ -132,7 +134,11 @@ def test_arena_parts_start_aligned_and_keep_their_bytes() -> None:
     parts = [np.arange(n, dtype=dt) for n, dt in ((3, np.uint8), (5, np.uint64),
                                                    (7, np.uint32), (0, np.uint32))]
     offsets = [arena.add(p) for p in parts]
+    filled = arena.fill(5, 0xAB)
+    last = arena.add(np.full(3, 7, np.uint8))
     host = arena.host()
-    assert all(at % probes.ARENA_ALIGN_BYTES == 0 for at in offsets)
+    assert all(at % probes.ARENA_ALIGN_BYTES == 0 for at in [*offsets, filled, last])
     for at, p in zip(offsets, parts, strict=True):
         assert host[at:at + p.nbytes].tobytes() == p.tobytes()
+    assert host[filled:last].tobytes() == b"\xab" * 5 + bytes(last - filled - 5)
+    assert host[last:].tobytes() == b"\x07" * 3

@@ -73,7 +73,8 @@ class Replayed:
 class ReplayPool:
     """The replay's probe workers, started at once (forked from the lanes' fork server, which
     has imported ptxconf and CuPy; each starts CUDA as it comes up) while the caller plans:
-    per GPU, `replay_workers()` for the bulk replay and as many for the jobs that may fault."""
+    per GPU, `replay_workers()` for the bulk replay and for the jobs that may fault (each of
+    these keeps a spare worker up, so that a fault's restart takes no CUDA start)."""
 
     def __init__(self, spec: Spec, gpus: int = 1) -> None:
         from ptxconf.app.lanes import lane_context
@@ -86,7 +87,8 @@ class ReplayPool:
         n_bulk, n_faulting = replay_workers()
         self.runners: dict[tuple[int, str], list[Any]] = {
             (g, kind): [ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S,
-                                    device=g, warm_call="device.warm", context=ctx)
+                                    device=g, warm_call="device.warm", context=ctx,
+                                    keep_spare=kind == "faulting")
                         for _ in range(count)]
             for g in range(self.gpus) for kind, count in (("bulk", n_bulk),
                                                            ("faulting", n_faulting))}

@@ -162,26 +162,46 @@ class _Arena:
     one copy and its outputs come back in one (`_run_staged`), not a few small copies a grid."""
 
     def __init__(self) -> None:
-        self.parts: list[tuple[int, np.ndarray]] = []
+        #: (offset, bytes, an array or the byte that fills them)
+        self.parts: list[tuple[int, int, np.ndarray | int]] = []
         self.size = 0
 
     def add(self, arr: np.ndarray) -> int:
         """Place `arr` (C-contiguous); its byte offset in the arena."""
+        return self._place(np.ascontiguousarray(arr), arr.nbytes)
+
+    def fill(self, nbytes: int, byte: int) -> int:
+        """Place `nbytes` bytes of `byte`; their offset."""
+        return self._place(byte, nbytes)
+
+    def _place(self, part: np.ndarray | int, nbytes: int) -> int:
         at = _round_up(self.size, ARENA_ALIGN_BYTES)
-        self.parts.append((at, np.ascontiguousarray(arr)))
-        self.size = at + arr.nbytes
+        self.parts.append((at, nbytes, part))
+        self.size = at + nbytes
         return at
+
+    def into(self, out: np.ndarray) -> None:
+        """Write the arena's bytes into `out` (uint8, at least `size` long, zeroed)."""
+        for at, nbytes, part in self.parts:
+            if isinstance(part, np.ndarray):
+                out[at:at + nbytes] = part.reshape(-1).view(np.uint8)
+            elif part:
+                out[at:at + nbytes] = part
 
     def host(self) -> np.ndarray:
         """The arena's bytes (uint8), padding zero."""
         out = np.zeros(max(self.size, 1), dtype=np.uint8)
-        for at, arr in self.parts:
-            out[at:at + arr.nbytes] = arr.reshape(-1).view(np.uint8)
+        self.into(out)
         return out
 
 
 #: Where each part of an upload starts (`_Arena`): the largest alignment a probe kernel reads.
 ARENA_ALIGN_BYTES = 256
+
+
+#: One probe's block as `_block_inputs` builds it: (image, A start, B start, A words,
+#: accumulator words or None), with its launch's keywords.
+_Block = tuple[tuple[bytes, "int | None", int, np.ndarray, "np.ndarray | None"], dict[str, Any]]
 
 
 @dataclass
@@ -195,28 +215,23 @@ class _Staged:
     shift: int
     lsb: int
     inputs: tuple[int, int, int, int]  # images, table, A words, accumulator words
-    any_c: bool
     out_at: int
     info_at: int
 
 
-def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], ins: _Arena, outs: _Arena,
-           ) -> _Staged:
+def _stage(variant: WgmmaVariant, blocks: list[_Block], ins: _Arena, outs: _Arena) -> _Staged:
     """Place the inputs of many probes of one variant, to launch as one grid, one block per
     probe, in `ins`, and their outputs in `outs`; identical images are placed once."""
     images: dict[bytes, int] = {}
     chunks: list[bytes] = []
-    table = np.zeros((len(launches), BLOCK_FIELDS), dtype=np.uint64)
+    table = np.zeros((len(blocks), BLOCK_FIELDS), dtype=np.uint64)
     a_parts: list[np.ndarray] = []
-    c_parts: list[np.ndarray] = []
     starts: list[tuple[int | None, int, bool]] = []
     shift_lsb: set[tuple[int, int]] = set()
     threads, nd = variant.facts.warpgroup_threads, variant.nreg_d
     a_first = u128 = smem = 0
-    for i, kw in enumerate(launches):
-        kw = dict(kw)
-        shift_lsb.add((kw.pop("desc_start_shift"), kw.pop("desc_start_lsb")))
-        image, a_start, b_start, a_words, c_words = _block_inputs(variant, **kw)
+    for i, ((image, a_start, b_start, a_words, c_words), kw) in enumerate(blocks):
+        shift_lsb.add((kw["desc_start_shift"], kw["desc_start_lsb"]))
         if image not in images:
             images[image] = u128
             chunks.append(image)
@@ -226,20 +241,25 @@ def _stage(variant: WgmmaVariant, launches: list[dict[str, Any]], ins: _Arena, o
                     0 if c_words is None else 1)
         a_parts.append(a_words.reshape(-1))
         a_first += a_words.size
-        c_parts.append(np.zeros((threads, nd), np.uint32) if c_words is None else c_words)
         starts.append((a_start, b_start, kw.get("a_smem") is None))
         smem = max(smem, len(image))
     if len(shift_lsb) != 1:
         raise ValueError(f"one launch needs one desc_start_shift/lsb, got {sorted(shift_lsb)}")
     shift, lsb = shift_lsb.pop()
-    any_c = bool(table[:, 7].any())
+    c_all: np.ndarray
+    if any(inputs[4] is not None for inputs, _ in blocks):
+        c_all = np.zeros((len(blocks), threads, nd), np.uint32)
+        for i, ((*_, c_words), _) in enumerate(blocks):
+            if c_words is not None:
+                c_all[i] = c_words
+    else:
+        c_all = np.zeros(1, np.uint32)
     inputs = (ins.add(np.frombuffer(b"".join(chunks), dtype=np.uint8)), ins.add(table),
               ins.add(np.concatenate(a_parts) if a_first else np.zeros(1, np.uint32)),
-              ins.add(np.stack(c_parts) if any_c else np.zeros(1, np.uint32)))
+              ins.add(c_all))
     return _Staged(variant, starts, build.wgmma_kernels([variant])[variant], smem, shift, lsb,
-                   inputs, any_c,
-                   outs.add(np.full((len(launches), threads, nd), 0xFFFFFFFF, dtype=np.uint32)),
-                   outs.add(np.zeros((len(launches), 3), dtype=np.uint64)))
+                   inputs, outs.fill(len(blocks) * threads * nd * 4, 0xFF),
+                   outs.fill(len(blocks) * 3 * 8, 0))
 
 
 def _launch_staged(st: _Staged, d_in: Any, d_out: Any) -> None:
@@ -270,34 +290,29 @@ def _dumps(st: _Staged, out: np.ndarray) -> list[WgmmaDump]:
     return dumps
 
 
-def _by_image_size(variant: WgmmaVariant, launches: list[dict[str, Any]]) -> list[list[int]]:
-    """Launch indices grouped by their image's size: one grid per size, so that each block gets
-    exactly its image's shared memory (a read past it faults, as a lone launch's would)."""
-    groups: dict[int, list[int]] = {}
-    for i, kw in enumerate(launches):
-        size = len(wgmma_smem_image(kw.get("a_smem"), kw["b_smem"],
-                                    kw.get("smem_a_offset_bytes", 0),
-                                    kw.get("smem_b_offset_bytes", 0),
-                                    kw.get("smem_bytes", 0))[0])
-        groups.setdefault(size, []).append(i)
-    return list(groups.values())
-
-
 def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[list[WgmmaDump]]:
-    """Stage every grid of every job, upload their inputs and their outputs' first values in
-    one copy, launch them all, synchronise once, bring every output back in one copy, and
-    return the dumps in order."""
+    """Stage every grid of every job (one grid per variant and image size, so that each block
+    gets exactly its image's shared memory: a read past it faults, as a lone launch's would),
+    upload their inputs and their outputs' first values in one copy, launch them all,
+    synchronise once, bring every output back in one copy, and return the dumps in order."""
     import cupy
 
     ins, outs = _Arena(), _Arena()
     staged = []
     for v, launches in jobs:
-        groups = _by_image_size(v, launches)
-        staged.append([(g, _stage(v, [launches[i] for i in g], ins, outs)) for g in groups])
+        groups: dict[int, list[int]] = {}
+        blocks: list[_Block] = []
+        for i, kw in enumerate(launches):
+            inputs = _block_inputs(v, **{k: x for k, x in kw.items()
+                                         if k not in ("desc_start_shift", "desc_start_lsb")})
+            blocks.append((inputs, kw))
+            groups.setdefault(len(inputs[0]), []).append(i)
+        staged.append([(g, _stage(v, [blocks[i] for i in g], ins, outs))
+                       for g in groups.values()])
     out_at = _round_up(ins.size, ARENA_ALIGN_BYTES)
     host = np.zeros(out_at + max(outs.size, 1), dtype=np.uint8)
-    host[:ins.size] = ins.host()[:ins.size]
-    host[out_at:] = outs.host()
+    ins.into(host)
+    outs.into(host[out_at:])
     d_in = cupy.asarray(host)
     d_out = d_in[out_at:]
     for grids in staged:

@@ -162,10 +162,24 @@ def _reap(proc: Any, *, kill: bool = False) -> None:
         proc.join(timeout=10)
 
 
+def _detached(worker: tuple[Any, Any], *, kill: bool = False) -> Any:
+    """Tell a (process, pipe) worker to end (politely, unless `kill`) and close its pipe; its
+    process."""
+    proc, conn = worker
+    if conn is not None:
+        try:
+            if not kill:
+                conn.send(None)
+        except (OSError, ValueError):
+            pass
+        conn.close()
+    return proc
+
+
 def close_all(runners: Iterable[ProbeRunner]) -> None:
-    """End many runners' workers together: each is told to end, then each is waited for (a
-    CUDA context takes a tenth of a second or more to go)."""
-    for proc in [r._detach() for r in runners]:
+    """End many runners' workers (and spares) together: each is told to end, then each is
+    waited for (a CUDA context takes a tenth of a second or more to go)."""
+    for proc in [p for r in runners for p in r._detach_all()]:
         _reap(proc)
 
 
@@ -174,9 +188,11 @@ class ProbeRunner:
 
     def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0,
                  device: int | None = None, warm_call: str | None = None,
-                 context: Any = None) -> None:
+                 context: Any = None, keep_spare: bool = False) -> None:
         """`context`: how its workers start (a multiprocessing context; default per
-        `_START_METHOD`), e.g. forked from a fork server that has imported CuPy."""
+        `_START_METHOD`), e.g. forked from a fork server that has imported CuPy. `keep_spare`: keep
+        the next worker started (its `warm_call` run) beside the one in use, so that a restart
+        after a fault takes a worker that is up already (the jobs that fault on purpose)."""
         self.device = device
         self.warm_call = warm_call
         self.timeout_s = timeout_s
@@ -189,20 +205,34 @@ class ProbeRunner:
         self.worker_s = 0.0
         self.round_trip_s = 0.0
         self._ctx: Any = context or mp.get_context(_START_METHOD)
+        self.keep_spare = keep_spare
         self._proc: Any = None
         self._conn: Any = None
+        self._spare: tuple[Any, Any] | None = None
 
     # -- worker lifecycle --
 
-    def _start(self) -> str | None:
-        """Start a worker; None when it said it is ready, else why not."""
+    def _spawn(self) -> tuple[Any, Any]:
+        """A new worker process, not waited for; (process, its pipe)."""
         parent, child = self._ctx.Pipe()
         proc = self._ctx.Process(target=_worker_main, args=(child, self.device, self.warm_call),
                                  daemon=True,
                                  name="ptxconf-probe-worker")
         proc.start()
         child.close()
+        return proc, parent
+
+    def _start(self) -> str | None:
+        """Start a worker (the spare, where one is up); None when it said it is ready, else
+        why not."""
+        spare, self._spare = self._spare, None
+        if spare is not None and not spare[0].is_alive():
+            _reap(spare[0], kill=True)
+            spare = None
+        proc, parent = spare or self._spawn()
         self._proc, self._conn = proc, parent
+        if self.keep_spare:
+            self._spare = self._spawn()
         if parent.poll(self.start_timeout_s):
             try:
                 if parent.recv()[0] == "ready":
@@ -222,14 +252,12 @@ class ProbeRunner:
         """Tell the worker to end (politely, unless `kill`) and let go of it; its process."""
         proc, conn = self._proc, self._conn
         self._proc = self._conn = None
-        if conn is not None:
-            try:
-                if not kill:
-                    conn.send(None)
-            except (OSError, ValueError):
-                pass
-            conn.close()
-        return proc
+        return _detached((proc, conn), kill=kill)
+
+    def _detach_all(self) -> list[Any]:
+        """`_detach` of the worker and of its spare: their processes."""
+        spare, self._spare = self._spare, None
+        return [self._detach(), *([_detached(spare)] if spare is not None else [])]
 
     def start(self) -> str | None:
         """Start the worker now if none is running (its `warm_call` then runs while the caller
@@ -242,8 +270,8 @@ class ProbeRunner:
         return self._start()
 
     def close(self) -> None:
-        """End the worker (politely)."""
-        self._stop()
+        """End the worker and its spare (politely)."""
+        close_all([self])
 
     def __enter__(self) -> ProbeRunner:
         return self
