@@ -16,8 +16,8 @@ the servers busy 7.8 s, most of it moving the dumps (hundreds of MB) back to the
 
 from __future__ import annotations
 
+import functools
 import os
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ptxconf.app.lane import Job, _may_fault
+from ptxconf.app.replay_routing import Routed
 from ptxconf.core import interrupts
 from ptxconf.core.results import Result
 from ptxconf.oracle.spec import Spec
@@ -73,8 +74,7 @@ class Replayed:
 class ReplayPool:
     """The replay's probe workers, started at once (forked from the lanes' fork server, which
     has imported ptxconf and CuPy; each starts CUDA as it comes up) while the caller plans:
-    per GPU, `replay_workers()` for the bulk replay and for the jobs that may fault (each of
-    these keeps a spare worker up, so that a fault's restart takes no CUDA start)."""
+    per GPU, `replay_workers()` for the bulk replay and for the jobs that may fault."""
 
     def __init__(self, spec: Spec, gpus: int = 1) -> None:
         from ptxconf.app.lanes import lane_context
@@ -87,8 +87,7 @@ class ReplayPool:
         n_bulk, n_faulting = replay_workers()
         self.runners: dict[tuple[int, str], list[Any]] = {
             (g, kind): [ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S,
-                                    device=g, warm_call="device.warm", context=ctx,
-                                    keep_spare=kind == "faulting")
+                                    device=g, warm_call="device.warm", context=ctx)
                         for _ in range(count)]
             for g in range(self.gpus) for kind, count in (("bulk", n_bulk),
                                                            ("faulting", n_faulting))}
@@ -166,13 +165,9 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
         for r in out.done.get(n, ()):
             emit(r)
 
-    def bulk(runner: Any, todo: queue.SimpleQueue[int]) -> None:
+    def bulk(runner: Any, take: Callable[[], int | None]) -> None:
         kept, worker = Transcripts(spec), ReplayWorker(runner, module)
-        while not stop.is_set():
-            try:
-                n = todo.get_nowait()
-            except queue.Empty:
-                return
+        while not stop.is_set() and (n := take()) is not None:
             start, before = time.time(), worker.worker_s
             entry, why = kept.entry(jobs[n].provider, jobs[n].ids)
             got = None
@@ -180,23 +175,19 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
                 got = kept.taken(entry, jobs[n].provider, jobs[n].ids)
             land(n, got, why, start, _pid(runner), 1, worker.worker_s - before)
 
-    def faulting(runner: Any, todo: queue.SimpleQueue[int]) -> None:
+    def faulting(runner: Any, take: Callable[[], int | None]) -> None:
         kept, sess = Transcripts(spec), Session(spec, runner, host_compile=True)
         sess.built = built
-        while not stop.is_set():
-            try:
-                n = todo.get_nowait()
-            except queue.Empty:
-                return
+        while not stop.is_set() and (n := take()) is not None:
             start, (calls, secs) = time.time(), _counters(runner)
             got = kept.replay(sess, jobs[n].provider, jobs[n].ids)
             now_calls, now_secs = _counters(runner)
             land(n, got, kept.miss, start, _pid(runner), now_calls - calls, now_secs - secs)
 
-    def guarded(fn: Callable[[Any, queue.SimpleQueue[int]], None], runner: Any,
-                todo: queue.SimpleQueue[int]) -> None:
+    def guarded(fn: Callable[[Any, Callable[[], int | None]], None], runner: Any,
+                take: Callable[[], int | None]) -> None:
         try:
-            fn(runner, todo)
+            fn(runner, take)
         except Exception as exc:  # noqa: BLE001 - the jobs it did not replay run in lanes
             stopped.append(f"{type(exc).__name__}: {exc}")
             stop.set()
@@ -207,12 +198,12 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
         faults = {n for n in mine if any(_may_fault(spec, i) for i in jobs[n].ids)}
         for kind, work, fn in (("bulk", [n for n in mine if n not in faults], bulk),
                                ("faulting", sorted(faults), faulting)):
-            todo: queue.SimpleQueue[int] = queue.SimpleQueue()
-            for n in work:
-                todo.put(n)
-            for k, runner in enumerate(pool.runners[(g, kind)][:len(work)]):
-                threads.append(threading.Thread(target=guarded, args=(fn, runner, todo),
-                                                daemon=True, name=f"gpu{g}-{kind}{k}"))
+            runners = pool.runners[(g, kind)][:len(work)]
+            routed = _routed(spec, jobs, work, len(runners), by_module=kind == "bulk")
+            for k, runner in enumerate(runners):
+                threads.append(threading.Thread(
+                    target=guarded, args=(fn, runner, functools.partial(routed.take, k)),
+                    daemon=True, name=f"gpu{g}-{kind}{k}"))
     out.workers = len(threads)
     for t in threads:
         t.start()
@@ -228,6 +219,21 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
             out.misses[n] = ("not replayed: a replay worker stopped"
                              + (f" ({stopped[0]})" if stopped else ""))
     return out
+
+
+def _routed(spec: Spec, jobs: Sequence[Job], work: Sequence[int], workers: int, *,
+            by_module: bool) -> Routed:
+    """`work` (job indices) dealt to `workers` (`ptxconf.app.replay_routing`): by the modules
+    each job needs where `by_module` (the bulk replay), else by weight alone (the jobs that may
+    fault: each restarts its worker, so no module stays loaded)."""
+    from ptxconf.app.lanes import _weight, job_needs
+    from ptxconf.app.providers import provider
+
+    chosen = [jobs[n] for n in work]
+    weights = [_weight(spec, provider(j.provider), j.ids) for j in chosen]
+    needs = [n or frozenset() for n in job_needs(spec, chosen)] if by_module else \
+        [frozenset()] * len(chosen)
+    return Routed(list(work), weights, needs, workers)
 
 
 def run_kept(spec: Spec) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import threading
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -177,9 +178,9 @@ def _detached(worker: tuple[Any, Any], *, kill: bool = False) -> Any:
 
 
 def close_all(runners: Iterable[ProbeRunner]) -> None:
-    """End many runners' workers (and spares) together: each is told to end, then each is
-    waited for (a CUDA context takes a tenth of a second or more to go)."""
-    for proc in [p for r in runners for p in r._detach_all()]:
+    """End many runners' workers together: each is told to end, then each is waited for (a
+    CUDA context takes a tenth of a second or more to go)."""
+    for proc in [r._detach() for r in runners]:
         _reap(proc)
 
 
@@ -188,11 +189,9 @@ class ProbeRunner:
 
     def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0,
                  device: int | None = None, warm_call: str | None = None,
-                 context: Any = None, keep_spare: bool = False) -> None:
+                 context: Any = None) -> None:
         """`context`: how its workers start (a multiprocessing context; default per
-        `_START_METHOD`), e.g. forked from a fork server that has imported CuPy. `keep_spare`: keep
-        the next worker started (its `warm_call` run) beside the one in use, so that a restart
-        after a fault takes a worker that is up already (the jobs that fault on purpose)."""
+        `_START_METHOD`), e.g. forked from a fork server that has imported CuPy."""
         self.device = device
         self.warm_call = warm_call
         self.timeout_s = timeout_s
@@ -205,10 +204,8 @@ class ProbeRunner:
         self.worker_s = 0.0
         self.round_trip_s = 0.0
         self._ctx: Any = context or mp.get_context(_START_METHOD)
-        self.keep_spare = keep_spare
         self._proc: Any = None
         self._conn: Any = None
-        self._spare: tuple[Any, Any] | None = None
 
     # -- worker lifecycle --
 
@@ -223,16 +220,9 @@ class ProbeRunner:
         return proc, parent
 
     def _start(self) -> str | None:
-        """Start a worker (the spare, where one is up); None when it said it is ready, else
-        why not."""
-        spare, self._spare = self._spare, None
-        if spare is not None and not spare[0].is_alive():
-            _reap(spare[0], kill=True)
-            spare = None
-        proc, parent = spare or self._spawn()
+        """Start a worker; None when it said it is ready, else why not."""
+        proc, parent = self._spawn()
         self._proc, self._conn = proc, parent
-        if self.keep_spare:
-            self._spare = self._spawn()
         if parent.poll(self.start_timeout_s):
             try:
                 if parent.recv()[0] == "ready":
@@ -254,10 +244,15 @@ class ProbeRunner:
         self._proc = self._conn = None
         return _detached((proc, conn), kill=kill)
 
-    def _detach_all(self) -> list[Any]:
-        """`_detach` of the worker and of its spare: their processes."""
-        spare, self._spare = self._spare, None
-        return [self._detach(), *([_detached(spare)] if spare is not None else [])]
+    def _retire(self) -> None:
+        """Let go of a worker that lost its CUDA context (it answered, and exits by itself):
+        killed and reaped on a thread of its own, so that the next worker starts at once (a
+        faulted context can take most of a second to go)."""
+        proc = self._detach(kill=True)
+        if proc is not None:
+            proc.kill()
+            threading.Thread(target=_reap, args=(proc,), daemon=True,
+                             name="ptxconf-reap").start()
 
     def start(self) -> str | None:
         """Start the worker now if none is running (its `warm_call` then runs while the caller
@@ -270,8 +265,8 @@ class ProbeRunner:
         return self._start()
 
     def close(self) -> None:
-        """End the worker and its spare (politely)."""
-        close_all([self])
+        """End the worker (politely)."""
+        self._stop()
 
     def __enter__(self) -> ProbeRunner:
         return self
@@ -311,9 +306,8 @@ class ProbeRunner:
                                seconds=time.perf_counter() - start, worker_pid=proc.pid)
         if status == "ok":
             return ProbeResult(True, value=payload, seconds=seconds, worker_pid=proc.pid)
-        if kind == "cuda":  # the worker exits by itself; reap it now
-            proc.join(timeout=10)
-            self._stop(kill=True)
+        if kind == "cuda":  # the worker exits by itself
+            self._retire()
             self.restarts += 1
         return ProbeResult(False, error=payload, error_kind=kind, seconds=seconds,
                            worker_pid=proc.pid)
