@@ -100,7 +100,7 @@ def test_the_replay_runs_on_one_gpu_whatever_is_asked_and_says_so(
             seen.extend(j.device for j in jobs)
             return Replayed(done={n: [] for n in range(len(jobs))})
 
-        def close(self) -> None:
+        def close(self, *, wait: bool = True) -> None:
             pass
 
     groups = [("gpu-sweep", ("a",)), ("gpu-sweep", ("b",)), ("gpu-wmma", ("c",))]

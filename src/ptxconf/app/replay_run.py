@@ -109,12 +109,12 @@ class ReplayPool:
             interrupts.check()
         return _replay(self, jobs, built, emit)
 
-    def close(self) -> None:
-        """End every worker."""
+    def close(self, *, wait: bool = True) -> None:
+        """End every worker (waiting for them to go, unless not `wait`)."""
         from ptxconf.gpu.runner import close_all
 
         self._starting.join()
-        close_all(r for group in self.runners.values() for r in group)
+        close_all((r for group in self.runners.values() for r in group), wait=wait)
 
 
 def _counters(runner: Any) -> tuple[int, float]:
@@ -317,7 +317,7 @@ def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], boo
         planned_s = round(time.perf_counter() - entered, 2)
         rep = pool.run(jobs, built, emit)
     finally:
-        pool.close()
+        pool.close(wait=False)  # the workers end while the run goes on
     info: dict[str, Any] = {
         "mode": "replay", "gpus": gpus, "gpus_asked": asked, "lanes": rep.workers,
         "jobs": len(jobs),

@@ -177,11 +177,17 @@ def _detached(worker: tuple[Any, Any], *, kill: bool = False) -> Any:
     return proc
 
 
-def close_all(runners: Iterable[ProbeRunner]) -> None:
+def close_all(runners: Iterable[ProbeRunner], *, wait: bool = True) -> None:
     """End many runners' workers together: each is told to end, then each is waited for (a
-    CUDA context takes a tenth of a second or more to go)."""
-    for proc in [r._detach() for r in runners]:
-        _reap(proc)
+    CUDA context takes a tenth of a second or more to go), on a thread of its own where not
+    `wait` (the caller goes on; multiprocessing ends any left at exit)."""
+    procs = [r._detach() for r in runners]
+    if wait:
+        for proc in procs:
+            _reap(proc)
+    else:
+        for proc in procs:
+            threading.Thread(target=_reap, args=(proc,), daemon=True, name="ptxconf-reap").start()
 
 
 class ProbeRunner:
