@@ -149,3 +149,26 @@ def test_every_ldmatrix_and_stmatrix_case_fails_against_a_lane_off_by_one_model(
                                 only=WARP_MATRIX_IDS)
     failed = {r.id for r in untransposed if r.status is Status.FAIL}
     assert failed == {i for i in WARP_MATRIX_IDS if ".trans." in i}
+
+
+def test_the_module_source_is_the_same_whichever_form_a_process_asks_for_first(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm replay's worker asks for the forms in another order than the cold run's lanes:
+    one source means CuPy's kernel cache answers instead of NVRTC."""
+    forms = L.variants(SPEC)
+    sources: list[str] = []
+
+    class _Module:
+        def get_function(self, name: str) -> str:
+            return name
+
+    def compiled(source: str, options: object) -> _Module:
+        sources.append(source)
+        return _Module()
+
+    monkeypatch.setattr(build, "_cupy_module", compiled)
+    for first in (forms[0], forms[-1]):
+        monkeypatch.setattr(build, "_kernels", {})
+        build.warp_matrix_kernels([first], forms)
+    assert len(sources) == 2
+    assert sources[0] == sources[1]

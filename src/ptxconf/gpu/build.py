@@ -372,9 +372,11 @@ def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:
 
 def warp_matrix_kernels(variants: Iterable[Any], module: Iterable[Any] = ()) -> dict[Any, Any]:
     """CuPy kernels for ldmatrix/stmatrix probes (`ptxconf.gpu.ldmatrix`); the ones not yet
-    built, with those of `module` (the family's every form), share one new module."""
+    built, with those of `module` (the family's every form), share one new module. The module
+    lists `module`'s forms first, in its order, so that its source (and CuPy's cache of it) is
+    the same whichever form a process asks for first."""
     vs = _unique(variants)
-    every = _kernels_of([*vs, *module], lambda ms: _cupy_module(warp_matrix_source(ms),
+    every = _kernels_of([*module, *vs], lambda ms: _cupy_module(warp_matrix_source(ms),
                                                                 arch_options()))
     return {v: every[v] for v in vs}
 
