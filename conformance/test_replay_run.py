@@ -30,7 +30,7 @@ from ptxconf.gpu.plan import plan
 
 
 def _pool(bulk: int = 2, faulting: int = 2) -> Any:
-    return SimpleNamespace(spec=SPEC, gpus=1, runners={
+    return SimpleNamespace(spec=SPEC, gpus=1, wait_started=lambda: None, runners={
         (0, "bulk"): [EmulatedReplayWorker(Emulator(SPEC)) for _ in range(bulk)],
         (0, "faulting"): [Emulator(SPEC) for _ in range(faulting)]})
 

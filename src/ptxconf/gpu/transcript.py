@@ -172,6 +172,14 @@ class Transcripts:
               and all(isinstance(r, Result) for r in entry["results"]))
         return entry if ok else None
 
+    def size(self, provider: str, ids: Sequence[str]) -> int:
+        """The bytes of the job's kept entry (0 where there is none): what replaying it costs,
+        near enough (its calls' arguments are most of it)."""
+        try:
+            return (self.root / f"{self.key(provider, ids)}.bin").stat().st_size
+        except OSError:
+            return 0
+
     def entry(self, provider: str, ids: Sequence[str]) -> tuple[dict[str, Any] | None, str]:
         """The job's kept entry ("" beside it), or None and why there is none usable."""
         t0 = time.perf_counter()
