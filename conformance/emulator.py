@@ -12,6 +12,7 @@ has a wrong model it must not pass).
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -21,8 +22,9 @@ from ptxconf.core.cases import execute
 from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result
 from ptxconf.gpu import probes, session
-from ptxconf.gpu.replay import run_recorded
+from ptxconf.gpu.replay import replay_recorded
 from ptxconf.gpu.runner import ProbeResult
+from ptxconf.gpu.transcript import read_calls
 from ptxconf.gpu.variants import WgmmaVariant, WmmaVariant, isa_facts
 from ptxconf.oracle import interpret as I
 from ptxconf.oracle.canonical import canonical_row, row_swizzle
@@ -198,13 +200,17 @@ class Emulator:
     def _load_module(self, vs: list, cubin_path: str) -> int:
         return len(vs)
 
-    def _replay_replay_calls(self, modules: list, calls: list) -> tuple:
-        """`ptxconf.gpu.replay.replay_calls`, each call answered by this emulator."""
+    def _replay_replay_file(self, modules: list, path: str, key: str) -> str:
+        """`ptxconf.gpu.replay.replay_file`, each call answered by this emulator."""
+        calls = read_calls(Path(path), key)
+        if calls is None:
+            return "its transcript changed or went before the worker read it"
+
         def answer(name: str, args: tuple, kw: dict) -> tuple:
             r = self.call(name, *args, **kw)
             return r.ok, r.error_kind, r.error, r.value
 
-        return run_recorded(answer, calls)
+        return replay_recorded(answer, calls)
 
     # wgmma
 

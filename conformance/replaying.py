@@ -14,12 +14,11 @@ from ptxconf.app.providers import provider
 from ptxconf.core.cases import execute
 from ptxconf.core.results import Result
 from ptxconf.gpu import session
-from ptxconf.gpu.replay import run_recorded
 from ptxconf.gpu.runner import ProbeResult
 
 
 class EmulatedReplayWorker:
-    """A probe worker that answers `replay.replay_calls` (ptxconf.gpu.replay) from the
+    """A probe worker that answers `replay.replay_file` (ptxconf.gpu.replay) from the
     emulator, as a real worker answers it from the GPU; it records the modules it was sent."""
 
     def __init__(self, emu: Emulator) -> None:
@@ -29,16 +28,11 @@ class EmulatedReplayWorker:
 
     def call(self, name: str, *args: Any, timeout_s: float | None = None,
              **kw: Any) -> ProbeResult:
-        if name != "replay.replay_calls":
+        if name != "replay.replay_file":
             return self.emu.call(name, *args, **kw)
-        modules, calls = args
+        modules = args[0]
         self.modules_sent += [path for _, _, path in modules]
-
-        def answer(n: str, a: tuple[Any, ...], k: dict[str, Any]) -> Any:
-            r = self.emu.call(n, *a, **k)
-            return r.ok, r.error_kind, r.error, r.value
-
-        return ProbeResult(True, value=run_recorded(answer, calls), seconds=0.0)
+        return ProbeResult(True, value=self.emu.call(name, *args).value, seconds=0.0)
 
     def close(self) -> None:
         pass

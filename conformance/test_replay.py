@@ -6,6 +6,7 @@ stands in for the probe worker, and against a real probe worker running the self
 from __future__ import annotations
 
 import dataclasses
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from ptxconf.gpu import kcache, session
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.digest import answer_digest
 from ptxconf.gpu.plan import plan
-from ptxconf.gpu.replay import ReplayWorker, answer_job, replay_calls
+from ptxconf.gpu.replay import ReplayWorker, answer_job, replay_file
 from ptxconf.gpu.runner import ProbeRunner
 
 
@@ -83,34 +84,65 @@ def test_a_worker_is_sent_each_module_once_and_again_after_a_restart(tmp_path: P
     assert runner.modules_sent == wanted + wanted
 
 
-def test_a_probe_worker_replays_calls_and_says_which_answer_moved() -> None:
+def _kept_calls(tmp_path: Path, name: str, calls: list[tuple[str, tuple[Any, ...], str]]) -> str:
+    """A kept entry of these (probe, args, answer digest) calls; its path."""
+    path = tmp_path / f"{name}.bin"
+    T.write_entry(path, name, {"version": T.VERSION, "device": "-", "needs": [],
+                               "ncalls": len(calls), "results": []},
+                  [T.Call(n, a, {}, None, d) for n, a, d in calls])
+    return str(path)
+
+
+def test_a_probe_worker_replays_a_kept_entry_and_says_which_answer_moved(
+        tmp_path: Path) -> None:
     raised = answer_digest(False, "exception", "RuntimeError: boom", None)
     slept = answer_digest(True, None, None, 0.0)
+    same = _kept_calls(tmp_path, "same", [("runner.selftest_raise", ("boom",), raised),
+                                    ("runner.selftest_sleep", (0.0,), slept)])
+    moved = _kept_calls(tmp_path, "moved", [("runner.selftest_sleep", (0.0,), slept),
+                                      ("runner.selftest_raise", ("bang",), raised)])
+    fault = _kept_calls(tmp_path, "fault", [("runner.selftest_cuda_fault", ("trap",), raised)])
     with ProbeRunner(timeout_s=30) as runner:
-        same = runner.call("replay.replay_calls", [],
-                           [("runner.selftest_raise", ("boom",), {}, raised),
-                            ("runner.selftest_sleep", (0.0,), {}, slept)])
-        moved = runner.call("replay.replay_calls", [],
-                            [("runner.selftest_sleep", (0.0,), {}, slept),
-                             ("runner.selftest_raise", ("bang",), {}, raised)])
-        fault = runner.call("replay.replay_calls", [],
-                            [("runner.selftest_cuda_fault", ("trap",), {}, raised)])
-    assert same.ok
-    assert same.value[0] == -1
-    assert moved.ok
-    assert moved.value[:4] == (1, False, "exception", "RuntimeError: bang")
-    assert not fault.ok
-    assert fault.error_kind == "cuda"
+        answers = [runner.call("replay.replay_file", [], path, key)
+                   for path, key in ((same, "same"), (moved, "moved"), (fault, "fault"),
+                                     (same, "another key"))]
+    assert [a.ok for a in answers] == [True, True, False, True]
+    assert answers[0].value == ""
+    assert answers[1].value == "runner.selftest_raise: the answer differs (exception: " \
+                               "RuntimeError: bang)"
+    assert answers[2].error_kind == "cuda"
+    assert answers[3].value == "its transcript changed or went before the worker read it"
 
 
-def test_replay_calls_loads_no_module_for_no_module() -> None:
-    assert replay_calls([], []) == (-1, True, None, None, {})
+def test_replay_file_reads_no_calls_it_cannot_trust_and_loads_no_module_for_none(
+        tmp_path: Path) -> None:
+    path = _kept_calls(tmp_path, "k", [])
+    assert replay_file([], path, "k") == ""
+    Path(path).write_bytes(Path(path).read_bytes()[:-3])
+    assert replay_file([], path, "k") == "its transcript changed or went before the worker read it"
+    marker = tmp_path / "pwned"
+    T.write_entry(Path(path), "k", {"version": T.VERSION, "ncalls": 1, "results": []},
+                  [_Boom(str(marker))])  # type: ignore[list-item]
+    assert replay_file([], path, "k") == "its transcript changed or went before the worker read it"
+    assert not marker.exists()
 
 
-def test_a_module_not_built_on_the_host_is_prepared_by_its_probe_in_the_worker() -> None:
+class _Boom:
+    """Unpickling this would run a shell command: recorded calls that try to run code."""
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_module_not_built_on_the_host_is_prepared_by_its_probe_in_the_worker(
+        tmp_path: Path) -> None:
     # the probe named first is called with the variants where no cubin path is given
     with pytest.raises(RuntimeError, match="compiled here"):
-        replay_calls([("runner.selftest_raise", "compiled here", None)], [])
+        replay_file([("runner.selftest_raise", "compiled here", None)], _kept_calls(tmp_path, "k", []),
+                    "k")
 
 
 def test_a_run_without_lanes_replays_a_whole_job_in_one_worker_call(tmp_path: Path) -> None:
@@ -125,7 +157,7 @@ def test_a_run_without_lanes_replays_a_whole_job_in_one_worker_call(tmp_path: Pa
     finally:
         ctx.close()
     assert kept.miss == ""
-    assert emu.calls.get("replay.replay_calls") == 1
+    assert emu.calls.get("replay.replay_file") == 1
     assert [(r.id, r.status) for r in again] == [(r.id, r.status) for r in first]
     moved = Emulator(SPEC, wrong="k_off_by_one")
     sess = session.Session(SPEC, moved)

@@ -3,8 +3,9 @@ from this process, before any lane starts.
 
 Where a run of the same code and spec kept its jobs' transcripts (`Transcripts.run_kept`), the
 GPU jobs are first sent, whole, to a few probe workers a GPU (`ptxconf.gpu.replay`): each
-worker runs a job's recorded calls and digests the answers itself, so only a verdict crosses
-the pipe. A job whose every answer is the recorded one takes its kept results; the others
+worker reads a job's recorded calls from its kept entry, runs them and digests the answers
+itself, so only the entry's name goes in and a verdict comes back. Jobs that share a module go
+to one worker (`ptxconf.app.replay_routing`). A job whose every answer is the recorded one takes its kept results; the others
 (`misses`) run in lanes as in a cold run. Jobs whose cases may fault on purpose replay one call
 at a time on workers of their own (a fault ends the worker and the next starts afresh), so a
 fault never stalls the bulk replay.
@@ -34,9 +35,10 @@ from ptxconf.oracle.spec import Spec
 #: Bulk-replay workers a GPU (each one CUDA context); $PTXCONF_REPLAY_WORKERS overrides.
 REPLAY_WORKERS_PER_GPU = 3
 #: Workers a GPU for the jobs that may fault (each fault restarts one: a new process and CUDA
-#: context, a few tenths of a second), so that the restarts overlap;
-#: $PTXCONF_FAULT_WORKERS overrides.
-FAULT_WORKERS_PER_GPU = 4
+#: context, a few tenths of a second), so that the restarts overlap; $PTXCONF_FAULT_WORKERS
+#: overrides. Each CUDA context on the GPU slows the others: measured on an H100 (the bundled
+#: spec, 3 bulk workers), a warm check took 4.27 s with 2 and 4.6-5.0 s with 4.
+FAULT_WORKERS_PER_GPU = 2
 
 
 #: The GPUs a warm run's replay uses, whatever `--gpus` asks (the jobs it leaves go to lanes on
@@ -172,7 +174,7 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
         kept, worker = Transcripts(spec), ReplayWorker(runner, module)
         while not stop.is_set() and (n := take()) is not None:
             start, before = time.time(), worker.worker_s
-            entry, why = kept.entry(jobs[n].provider, jobs[n].ids)
+            entry, why = kept.entry(jobs[n].provider, jobs[n].ids, calls=False)
             got = None
             if entry is not None and not (why := worker.replay(entry)):
                 got = kept.taken(entry, jobs[n].provider, jobs[n].ids)

@@ -1,11 +1,12 @@
-"""Replaying kept transcripts (`ptxconf.gpu.transcript`) in bulk: a whole job's recorded calls
-in one message to a probe worker, which runs them in order and digests every answer itself, so
-that only a verdict comes back (not the dumps: a sweep's are hundreds of MB in all).
+"""Replaying kept transcripts (`ptxconf.gpu.transcript`) in bulk: a probe worker reads a whole
+job's recorded calls from its kept entry itself, runs them in order and digests every answer,
+so that only a verdict comes back (neither the calls' arguments nor the dumps cross the pipe:
+a sweep's dumps are hundreds of MB in all).
 
     worker = ReplayWorker(ProbeRunner(device=0, context=ctx), modules)
     why = worker.replay(entry)          # "" where the GPU gave every recorded answer again
 
-`replay_calls` is the worker's side (a probe function, called by name). A call that fails
+`replay_file` is the worker's side (a probe function, called by name). A call that fails
 as it failed when recorded (an exception the worker reports) matches; a CUDA fault ends the
 worker (its context may be lost), so jobs whose cases may fault on purpose are not replayed in
 bulk: they go one call at a time through `Transcripts.replay`, on a worker of their own.
@@ -14,6 +15,7 @@ bulk: they go one call at a time through `Transcripts.replay`, on a worker of th
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 from .digest import answer_digest, answer_parts
@@ -61,24 +63,37 @@ def _here(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Answer:
 Module = tuple[str, Sequence[Any], "str | None"]
 
 
-def replay_calls(modules: Sequence[Module],
-                 calls: Sequence[tuple[str, tuple[Any, ...], dict[str, Any], str]]
-                 ) -> tuple[int, bool, str | None, str | None, dict[str, str]]:
-    """In a probe worker: load `modules` (a cubin built on the host, `probes.load_module`, else
-    compiled here by its probe), then `run_recorded` the calls here."""
-    from .probes import load_module
+def replay_recorded(answer: Callable[[str, tuple[Any, ...], dict[str, Any]], Answer],
+                    calls: Sequence[Call]) -> str:
+    """`run_recorded` of recorded calls: "" where every answer is the recorded one, else why
+    not (`differs`)."""
+    n, ok, kind, error, parts = run_recorded(answer, [(c.name, c.args, c.kwargs, c.answer)
+                                                      for c in calls])
+    return "" if n < 0 else differs(calls[n], ok, kind, error, parts)
 
-    for prepare, variants, path in modules:
-        if path is not None:
-            load_module(variants, path)
+
+def replay_file(modules: Sequence[Module], path: str, key: str) -> str:
+    """In a probe worker: load `modules` (a cubin built on the host, `probes.load_module`, else
+    compiled here by its probe), read the recorded calls of the kept entry at `path` (checked
+    as the main process checked it: `transcript.read_calls`) and replay them here: "" where
+    every answer is the recorded one, else why not."""
+    from .probes import load_module
+    from .transcript import read_calls
+
+    for prepare, variants, cubin in modules:
+        if cubin is not None:
+            load_module(variants, cubin)
         else:
             _resolve(prepare)(variants)
-    return run_recorded(_here, calls)
+    calls = read_calls(Path(path), key)
+    if calls is None:
+        return "its transcript changed or went before the worker read it"
+    return replay_recorded(_here, calls)
 
 
 class ReplayWorker:
     """A probe worker that replays whole jobs (`replay`), loading each module it needs once
-    (again after a restart). `modules(key)`: a compile batch as `replay_calls` takes it, or
+    (again after a restart). `modules(key)`: a compile batch as `replay_file` takes it, or
     None where this run cannot load it."""
 
     def __init__(self, runner: Any, modules: Callable[[str], Module | None]) -> None:
@@ -114,17 +129,14 @@ class ReplayWorker:
                 return "a module it needs is not built or does not load"
             if found is not None:
                 send.append((found[0], list(found[1]), found[2]))
-        calls: list[Call] = entry["calls"]
-        res = self.runner.call("replay.replay_calls", send,
-                               [(c.name, c.args, c.kwargs, c.answer) for c in calls],
-                               timeout_s=SECONDS_PER_CALL * max(1, len(calls)))
+        res = self.runner.call("replay.replay_file", send, entry["path"], entry["key"],
+                               timeout_s=SECONDS_PER_CALL * max(1, entry["ncalls"]))
         self.calls += 1
         self.worker_s += res.seconds
         if not res.ok:
             return f"the replay failed ({res.error_kind}: {res.error})"
         self._loaded.update(k for k in entry.get("needs", ()) if isinstance(k, str))
-        n, ok, kind, error, parts = res.value
-        return "" if n < 0 else differs(calls[n], ok, kind, error, parts)
+        return str(res.value)
 
     def close(self) -> None:
         self.runner.close()
@@ -138,7 +150,7 @@ def answer_job(kept: Any, sess: Any, provider: str, ids: Sequence[str],
     recorded. `kept.miss` says why a job was not replayed ("" where it was)."""
     if not bulk:
         return list(kept.answer(sess, provider, ids, run))
-    entry, kept.miss = kept.entry(provider, ids)
+    entry, kept.miss = kept.entry(provider, ids, calls=False)
     if entry is not None:
         worker = sess.memo.get("replay.worker")
         if worker is None or worker.runner is not sess.runner:
@@ -160,5 +172,5 @@ def _session_module(sess: Any, key: str) -> Module | None:
     return (prepare, variants, built.path) if built.ok else None
 
 
-__all__ = ["SECONDS_PER_CALL", "Answer", "Module", "ReplayWorker", "answer_job", "replay_calls",
-           "run_recorded"]
+__all__ = ["SECONDS_PER_CALL", "Answer", "Module", "ReplayWorker", "answer_job", "replay_file",
+           "replay_recorded", "run_recorded"]

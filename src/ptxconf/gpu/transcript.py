@@ -34,6 +34,7 @@ import json
 import os
 import pickle
 import re
+import struct
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -48,8 +49,9 @@ from ptxconf.oracle.spec import Spec, spec_sha256
 from .digest import answer_digest, answer_parts
 from .runner import map_calls
 
-#: 3: answers digested by `ptxconf.gpu.digest`'s walk (2: a pickle's sha256, 1: blake2b).
-VERSION = 3
+#: 4: an entry's head (results) and its calls pickled apart, so each is read alone; answers
+#: digested by `ptxconf.gpu.digest`'s walk (3; 2: a pickle's sha256, 1: blake2b).
+VERSION = 4
 MAGIC = b"ptxconf-transcript\n"
 #: The largest entry read (a sweep module of N = 256 variants is a few MiB).
 MAX_ENTRY_BYTES = 256 << 20
@@ -153,24 +155,14 @@ class Transcripts:
         """The entry's key: the code, the spec, the provider and the job's case ids."""
         return hashlib.sha256("\0".join((self.base, provider, *ids)).encode()).hexdigest()
 
-    def _load(self, key: str) -> dict[str, Any] | None:
+    def _load(self, key: str, *, calls: bool = True) -> dict[str, Any] | None:
+        """The entry under `key`, where it is whole and signed (`read_entry`); without its
+        calls unless `calls` (a bulk replay's worker reads them itself: `read_calls`)."""
         path = self.root / f"{key}.bin"
-        try:
-            data = read_regular(path, MAX_ENTRY_BYTES)
-        except (OSError, ValueError):
-            return None
-        head, sep, payload = data[len(MAGIC):].partition(b"\n")
-        if not data.startswith(MAGIC) or not sep or head.decode("ascii", "replace") != sign(key, payload):
-            return None
-        try:
-            entry = _Restricted(io.BytesIO(payload)).load()
-        except Exception:  # noqa: BLE001 - any unreadable entry is only a job run in full
-            return None
-        ok = (isinstance(entry, dict) and entry.get("version") == VERSION
-              and isinstance(entry.get("calls"), list) and isinstance(entry.get("results"), list)
-              and all(isinstance(c, Call) for c in entry["calls"])
-              and all(isinstance(r, Result) for r in entry["results"]))
-        return entry if ok else None
+        entry = read_entry(path, key, calls=calls)
+        if entry is not None:
+            entry["path"], entry["key"] = str(path), key
+        return entry
 
     def size(self, provider: str, ids: Sequence[str]) -> int:
         """The bytes of the job's kept entry (0 where there is none): what replaying it costs,
@@ -180,10 +172,12 @@ class Transcripts:
         except OSError:
             return 0
 
-    def entry(self, provider: str, ids: Sequence[str]) -> tuple[dict[str, Any] | None, str]:
-        """The job's kept entry ("" beside it), or None and why there is none usable."""
+    def entry(self, provider: str, ids: Sequence[str], *, calls: bool = True
+              ) -> tuple[dict[str, Any] | None, str]:
+        """The job's kept entry ("" beside it), or None and why there is none usable; without
+        its calls unless `calls`."""
         t0 = time.perf_counter()
-        entry = self._load(self.key(provider, ids))
+        entry = self._load(self.key(provider, ids), calls=calls)
         self.seconds["load"] += time.perf_counter() - t0
         if entry is None or [r.id for r in entry["results"]] != list(ids):
             return None, "no usable transcript" if entry is None else "another job's transcript"
@@ -297,14 +291,82 @@ class Transcripts:
         finally:
             sess.runner, needs, sess.touched = recorder.inner, sess.touched, None
         if results and all(r.status in KEPT for r in results):
-            entry = {"version": VERSION, "device": sess.device, "needs": sorted(needs),
-                     "calls": recorder.calls, "results": results}
+            head = {"version": VERSION, "device": sess.device, "needs": sorted(needs),
+                    "ncalls": len(recorder.calls), "results": results}
             key = self.key(provider, ids)
             with contextlib.suppress(Exception):
-                payload = pickle.dumps(entry, protocol=5)
-                write_atomic(self.root / f"{key}.bin",
-                             MAGIC + sign(key, payload).encode() + b"\n" + payload)
+                write_entry(self.root / f"{key}.bin", key, head, recorder.calls)
         return results
+
+
+#: An entry's payload: the head's length, the head (version, device, needs, results), the calls.
+_HEAD = struct.Struct("<Q")
+
+
+def write_entry(path: Path, key: str, head: dict[str, Any], calls: list[Call]) -> None:
+    """Write an entry: MAGIC, the payload's signature for `key`, then the payload (the head's
+    length, the head pickled, the calls pickled), atomically."""
+    first = pickle.dumps(head, protocol=5)
+    payload = _HEAD.pack(len(first)) + first + pickle.dumps(calls, protocol=5)
+    write_atomic(path, MAGIC + sign(key, payload).encode() + b"\n" + payload)
+
+
+def _payload(path: Path, key: str) -> bytes | None:
+    """An entry file's payload where it is a regular file within MAX_ENTRY_BYTES whose
+    signature binds it to `key`; else None."""
+    try:
+        data = read_regular(path, MAX_ENTRY_BYTES)
+    except (OSError, ValueError):
+        return None
+    head, sep, payload = data[len(MAGIC):].partition(b"\n")
+    if not data.startswith(MAGIC) or not sep or head.decode("ascii", "replace") != sign(key, payload):
+        return None
+    return payload
+
+
+def _unpickled(data: bytes | memoryview) -> Any:
+    try:
+        return _Restricted(io.BytesIO(data)).load()
+    except Exception:  # noqa: BLE001 - any unreadable entry is only a job run in full
+        return None
+
+
+def read_entry(path: Path, key: str, *, calls: bool = True) -> dict[str, Any] | None:
+    """The kept entry at `path` (its version, device, needs, number of calls and results, and
+    its calls where `calls`), where it is whole, signed for `key` and of this VERSION; else
+    None."""
+    payload = _payload(path, key)
+    if payload is None or len(payload) < _HEAD.size:
+        return None
+    (n,) = _HEAD.unpack_from(payload)
+    entry = _unpickled(memoryview(payload)[_HEAD.size:_HEAD.size + n])
+    ok = (isinstance(entry, dict) and entry.get("version") == VERSION
+          and isinstance(entry.get("ncalls"), int) and isinstance(entry.get("results"), list)
+          and all(isinstance(r, Result) for r in entry["results"]))
+    if not ok:
+        return None
+    if calls:
+        found = _calls_in(payload, n)
+        if found is None:
+            return None
+        entry["calls"] = found
+    return dict(entry)
+
+
+def _calls_in(payload: bytes, head_bytes: int) -> list[Call] | None:
+    found = _unpickled(memoryview(payload)[_HEAD.size + head_bytes:])
+    ok = isinstance(found, list) and all(isinstance(c, Call) for c in found)
+    return found if ok else None
+
+
+def read_calls(path: Path, key: str) -> list[Call] | None:
+    """The recorded calls of the entry at `path`, checked as `read_entry` checks it (a bulk
+    replay's worker reads them itself, so that they never cross a pipe); None where it is
+    not usable."""
+    payload = _payload(path, key)  # the key covers VERSION: another version never verifies
+    if payload is None or len(payload) < _HEAD.size:
+        return None
+    return _calls_in(payload, _HEAD.unpack_from(payload)[0])
 
 
 def differs(call: Call, ok: bool, error_kind: str | None, error: str | None,
@@ -358,5 +420,5 @@ def loaded(sess: Any, needs: Sequence[str]) -> bool:
     return True
 
 
-__all__ = ["MAGIC", "Call", "Recorder", "Transcripts",
-           "differs", "folder", "for_spec", "loaded", "prune"]
+__all__ = ["MAGIC", "Call", "Recorder", "Transcripts", "differs", "folder", "for_spec", "loaded",
+           "prune", "read_calls", "read_entry", "write_entry"]
