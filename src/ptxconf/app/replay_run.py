@@ -5,14 +5,16 @@ Where a run of the same code and spec kept its jobs' transcripts (`Transcripts.r
 GPU jobs are first sent, whole, to a few probe workers a GPU (`ptxconf.gpu.replay`): each
 worker reads a job's recorded calls from its kept entry, runs them and digests the answers
 itself, so only the entry's name goes in and a verdict comes back. Jobs that share a module go
-to one worker (`ptxconf.app.replay_routing`). A job whose every answer is the recorded one takes its kept results; the others
-(`misses`) run in lanes as in a cold run. Jobs whose cases may fault on purpose replay one call
-at a time on workers of their own (a fault ends the worker and the next starts afresh), so a
-fault never stalls the bulk replay.
+to one worker (`ptxconf.app.replay_routing`). A job whose every answer is the recorded one
+takes its kept results; the others (`misses`) run in lanes as in a cold run. Jobs whose cases
+may fault on purpose replay one call at a time on workers of their own (a fault ends the
+worker and the next starts afresh), so a fault never stalls the bulk replay.
 
-Measured on an H100 (the bundled spec, 2,300 recorded calls): the probe calls alone take about
-2.5 s in one process; through twelve lanes and two shared probe servers the same calls kept
-the servers busy 7.8 s, most of it moving the dumps (hundreds of MB) back to the lanes.
+Measured on an H100 (the bundled spec, 2,303 recorded calls): the probe calls alone take about
+2.1 s in one warmed-up process; through twelve lanes and two shared probe servers the same
+calls kept the servers busy 7.8 s, most of it moving the dumps (hundreds of MB) back to the
+lanes. Every CUDA context on the GPU slows the others (they take turns), so the workers are
+few: 3 bulk workers took 2.7 s for the bulk jobs alone, 4 took 2.3 s, 1 took 4.5 s.
 """
 
 from __future__ import annotations
