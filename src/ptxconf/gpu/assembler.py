@@ -14,6 +14,7 @@ driver versions), so that a warm rerun asks the assembler nothing.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 import time
@@ -43,17 +44,36 @@ _ERROR_LINE = re.compile(r"line (\d+);")
 _ABORT_SUMMARY = "Ptx assembly aborted due to errors"  # ptxas's closing line: names no line
 
 
+#: Where a witness block's tag goes: its text is made once per form (`_block_text`) with this
+#: mark in place of `w<i>`, then each block is one replace (the sweep spells some 10,000 forms,
+#: again for every spec a process loads: building each block's register lists anew cost about
+#: 35 us a block, a third of a second a sweep).
+_MARK = "\0"
+
+
 def witness_block(v: WgmmaVariant, tag: int) -> str:
     """One asm statement that spells `v` with registers of its own, on one PTX line."""
-    regs = f".reg .b32 w{tag}d<{v.nreg_d}>; .reg .pred w{tag}p; "
-    d = [f"w{tag}d{i}" for i in range(v.nreg_d)]
+    return _block_text(v).replace(_MARK, f"w{tag}")
+
+
+def _block_text(v: WgmmaVariant) -> str:
+    """`witness_block`'s text with _MARK where the tag goes (the register lists from
+    `_registers`)."""
+    regs = f".reg .b32 {_MARK}d<{v.nreg_d}>; .reg .pred {_MARK}p; "
     a: str | list[str] = "%0"
     if v.a_from_regs:
-        regs += f".reg .b32 w{tag}a<{v.nreg_a}>; "
-        a = [f"w{tag}a{i}" for i in range(v.nreg_a)]
-    ptx = (f"{{ {regs}setp.ne.b32 w{tag}p, %2, 0; "
-           f"{v.ptx_name} {v.operand_text(d, a, '%1', f'w{tag}p')}; }}")
+        regs += f".reg .b32 {_MARK}a<{v.nreg_a}>; "
+        a = [_registers("a", v.nreg_a)]
+    # each list is one item already joined: operand_text's braces and commas come out the same
+    ptx = (f"{{ {regs}setp.ne.b32 {_MARK}p, %2, 0; "
+           f"{v.ptx_name} {v.operand_text([_registers('d', v.nreg_d)], a, '%1', f'{_MARK}p')}; }}")
     return f'  asm volatile({_asm_string(ptx)} :: "l"(a_desc), "l"(b_desc), "r"(scale_d));\n'
+
+
+@functools.cache
+def _registers(kind: str, count: int) -> str:
+    """`<mark>d0, <mark>d1, ...`: a block's `count` registers of one kind, comma-separated."""
+    return ", ".join(f"{_MARK}{kind}{i}" for i in range(count))
 
 
 def witness_source(variants: Sequence[WgmmaVariant]) -> str:
