@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from strategies import budget
+from strategies import UNICODE, budget
 
 from ptxconf.app.cli import main
 from ptxconf.core.results import SCHEMA_VERSION
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
-                    | st.text(max_size=8),
+                    | st.text(UNICODE, max_size=8),
                     lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.text(max_size=6), inner, max_size=4), max_leaves=20)
+                    | st.dictionaries(st.text(UNICODE, max_size=6), inner, max_size=4), max_leaves=20)
 RESULT = st.fixed_dictionaries({}, optional={
-    "id": JSON | st.text(max_size=12), "check": JSON | st.text(max_size=8),
+    "id": JSON | st.text(UNICODE, max_size=12), "check": JSON | st.text(UNICODE, max_size=8),
     "status": JSON | st.sampled_from(["pass", "fail", "discrepancy", "skip", "unknown"]),
     "message": JSON, "fields": JSON, "seconds": JSON, "device": JSON, "code": JSON})
 DOCUMENT = JSON | st.fixed_dictionaries(
