@@ -6,6 +6,8 @@ operands and descriptors)."""
 
 from __future__ import annotations
 
+import functools
+import importlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from types import ModuleType
@@ -101,6 +103,23 @@ def prove_module_claim(module: ModuleType, spec: Spec, claim_id: str, timeout_s:
     found = [c for c in module.claims(spec) if c.id == claim_id]
     assert len(found) == 1, f"{claim_id}: {len(found)} claims"
     return run_claim(found[0], timeout_s)
+
+
+#: The xdist group of the tests and message examples that prove one claim of the bundled spec
+#: through `proved_once`: under `--dist loadgroup` they share a process, which proves it once.
+SHARED_PROOFS = "shared-proofs"
+
+
+def proved_once(module: ModuleType, claim_id: str) -> Result:
+    """`prove_module_claim` on the bundled spec, proved once a process and the Result shared: for
+    a claim that a message example and a test both prove (group SHARED_PROOFS), never one proved
+    under a monkeypatch."""
+    return _proved_once(module.__name__, claim_id)
+
+
+@functools.cache
+def _proved_once(module_name: str, claim_id: str) -> Result:
+    return prove_module_claim(importlib.import_module(module_name), default_spec(), claim_id)
 
 
 def proof_facts(res: Result) -> dict[str, object]:

@@ -31,11 +31,13 @@ UPDATE_ENV = "PTXCONF_UPDATE_GOLDEN"
 
 @dataclass(frozen=True)
 class Example:
-    """One message example: its area (the example module's suffix), label and producer."""
+    """One message example: its area (the example module's suffix), label and producer; `group`:
+    the xdist group test_messages.py runs it in (where a test of its own shares its work)."""
 
     area: str
     label: str
     produce: Callable[[], str]
+    group: str | None = None
 
     @property
     def id(self) -> str:
@@ -45,14 +47,15 @@ class Example:
 EXAMPLES: dict[str, Example] = {}
 
 
-def example(label: str) -> Callable[[Callable[[], str]], Callable[[], str]]:
-    """Register a message example of the calling module's area (`messages_<area>.py`)."""
+def example(label: str, group: str | None = None) -> Callable[[Callable[[], str]], Callable[[], str]]:
+    """Register a message example of the calling module's area (`messages_<area>.py`); `group`:
+    the xdist group it runs in (case_outcomes.SHARED_PROOFS: a proof a test also makes)."""
 
     def register(fn: Callable[[], str]) -> Callable[[], str]:
         module = fn.__module__.rpartition(".")[2]
         if not module.startswith("messages_"):
             raise ValueError(f"examples live in conformance/messages_<area>.py, not {module}")
-        ex = Example(module.removeprefix("messages_"), label, fn)
+        ex = Example(module.removeprefix("messages_"), label, fn, group)
         if ex.id in EXAMPLES:
             raise ValueError(f"message example {ex.id} is registered twice")
         EXAMPLES[ex.id] = ex

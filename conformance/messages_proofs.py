@@ -9,7 +9,7 @@ import dataclasses
 from pathlib import Path
 from tempfile import TemporaryDirectory
 
-from case_outcomes import prove_module_claim
+from case_outcomes import SHARED_PROOFS, prove_module_claim, proved_once
 from golden_messages import example
 
 from ptxconf.core.cases import execute
@@ -148,12 +148,11 @@ def _distinguish_never() -> str:
 
 # --- proofs/swizzles.py ----------------------------------------------------------------------------
 
-@example("swizzles.period_block")
+@example("swizzles.period_block", group=SHARED_PROOFS)
 def _swizzles_period() -> str:
     from ptxconf.oracle.proofs import swizzles
 
-    return prove_module_claim(swizzles, default_spec(),
-                              f"proof.swizzle_period_block[{CANON}:K_SW128]").message
+    return proved_once(swizzles, f"proof.swizzle_period_block[{CANON}:K_SW128]").message
 
 
 @example("swizzles.wrong_period")
@@ -199,18 +198,18 @@ def _descriptors_start() -> str:
 
 # --- proofs/banks.py and proofs/layouts.py ---------------------------------------------------------
 
-@example("banks.no_swizzle_needed")
+@example("banks.no_swizzle_needed", group=SHARED_PROOFS)
 def _banks_unswizzled() -> str:
     from ptxconf.oracle.proofs import banks
 
-    return prove_module_claim(banks, default_spec(), f"proof.bank_conflict_free[{CANON}:K_INTER]").message
+    return proved_once(banks, f"proof.bank_conflict_free[{CANON}:K_INTER]").message
 
 
-@example("layouts.k_bound_and_condition")
+@example("layouts.k_bound_and_condition", group=SHARED_PROOFS)
 def _layouts_k_bound() -> str:
     from ptxconf.oracle.proofs import layouts
 
-    return prove_module_claim(layouts, default_spec(), f"proof.layout_injective[{CANON}:K_SW128]").message
+    return proved_once(layouts, f"proof.layout_injective[{CANON}:K_SW128]").message
 
 
 # --- proofs/wmma_rules.py and proofs/cases.py ------------------------------------------------------

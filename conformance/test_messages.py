@@ -15,7 +15,8 @@ _produced: dict[str, dict[str, str]] = defaultdict(dict)
 _golden: dict[str, dict[str, str]] = {}
 
 
-@pytest.mark.parametrize("ex", list(EXAMPLES.values()), ids=list(EXAMPLES))
+@pytest.mark.parametrize("ex", [pytest.param(ex, id=ex.id, marks=[pytest.mark.xdist_group(ex.group)]
+                                              if ex.group else []) for ex in EXAMPLES.values()])
 def test_message_wording_is_the_golden_files(ex: Example) -> None:
     got = ex.produce()
     assert isinstance(got, str), f"{ex.id}: an example returns a non-empty message"

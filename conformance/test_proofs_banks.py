@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from case_outcomes import proof_facts
+import pytest
+from case_outcomes import SHARED_PROOFS, proof_facts, proved_once
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import descriptor_field_replaced
 
@@ -32,10 +33,11 @@ CANON = "wgmma/canonical_layouts"
 DTYPES = "f16, tf32, e4m3, b1"
 
 
+@pytest.mark.xdist_group(SHARED_PROOFS)
 def test_bank_claim_of_the_unswizzled_k_major_layout() -> None:
     """K_INTER: its core is injective for every k, so the claim is made at k = 2 for each width;
     no swizzle, so the tail says none is needed and no unswizzled conflict is searched."""
-    got = _prove(banks, default_spec(), f"proof.bank_conflict_free[{CANON}:K_INTER]")
+    got = proved_once(banks, f"proof.bank_conflict_free[{CANON}:K_INTER]")
     assert (got.status, got.code) == (Status.PASS, "ok")
     assert f"for {DTYPES}, every chunk and element, m=2, k=2, all LBO/SBO and 16-B-aligned starts" \
         in got.message, got.message

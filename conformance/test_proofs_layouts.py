@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 import z3
-from case_outcomes import proof_facts
+from case_outcomes import SHARED_PROOFS, proof_facts, proved_once
 from case_outcomes import prove_module_claim as _prove
 
 from ptxconf.core.results import Status
@@ -77,6 +77,7 @@ def test_report_of_two_points_at_different_addresses() -> None:
         "L(c), 16, row_swizzle(r), 'bytes')) for c in [(0, 0), (4, 0)]])\"")
 
 
+@pytest.mark.xdist_group(SHARED_PROOFS)
 def test_k_sw128_layout_claim_names_its_k_bound_and_condition() -> None:
     """K_SW128 = Swizzle<3,4,3> o ((8,m),(T,2k)):((8T,SBO),(1,T)): rows 8T elements (128 B) apart,
     a row holds 2k chunks of 16 B, so the core is injective iff 32k <= 128 B, k <= 4, for every
@@ -84,7 +85,7 @@ def test_k_sw128_layout_claim_names_its_k_bound_and_condition() -> None:
     swizzled to 0x90 (bit 7 flips bit 4). For m, k <= 3 the shown (m, k) is the least with a
     repeat leaf of two values, m = 2, k = 1: the core spans rows j * 128 B + [0, 30] B, |j| <= 7,
     so SBO must avoid (-32, 32) + 128j."""
-    got = _prove(layouts, default_spec(), f"proof.layout_injective[{CANON}:K_SW128]")
+    got = proved_once(layouts, f"proof.layout_injective[{CANON}:K_SW128]")
     assert (got.status, got.code) == (Status.DISCREPANCY, "refuted")
     for named in ("iff k <= 4", f"({DTYPES}); at k=5: K_SW128 f16 m=1 k=5 LBO=0x0 SBO=0x0: ",
                   "for m, k <= 3", "at m=2, k=1: SBO not in (-32, 32) + 128j for |j| <= 7 B"):

@@ -15,14 +15,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from case_outcomes import expect_fields
+from case_outcomes import SHARED_PROOFS, expect_fields, proved_once
 from case_outcomes import prove_module_claim as _prove
 from scratch_spec import edited_spec
 
 from ptxconf.core.results import Status
 from ptxconf.oracle.proofs import swizzles
 from ptxconf.oracle.proofs.swizzles import Raw
-from ptxconf.oracle.spec import default_spec
 
 pytestmark = pytest.mark.z3
 
@@ -38,11 +37,12 @@ def test_swizzle_at_flips_bits_4_to_6_with_bits_7_to_9() -> None:
     assert str(Raw(3, 4, 3)) == "Swizzle<3,4,3>"
 
 
+@pytest.mark.xdist_group(SHARED_PROOFS)
 def test_period_block_of_k_sw128() -> None:
     """Swizzle<3,4,3>: period 2^10; it commutes with +q only for q = 1024 (q = 0..10 tried: 11
     queries), and keeps 2^q-blocks from q = 7 (bits 4..6 flip; q = 0..7 tried: 8 queries), after
     the block and the shift queries: 21."""
-    got = _prove(swizzles, default_spec(), f"proof.swizzle_period_block[{CANON}:K_SW128]")
+    got = proved_once(swizzles, f"proof.swizzle_period_block[{CANON}:K_SW128]")
     expect_fields(got, Status.PASS, "ok", proof_status="proved",
                   statement="Swizzle<3,4,3> maps each aligned period block onto itself",
                   counterexample=None, reproduce_python=None,
