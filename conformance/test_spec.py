@@ -29,6 +29,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from scratch_spec import copy_spec
 
 from ptxconf.oracle import records
 from ptxconf.oracle import spec as spec_mod
@@ -41,9 +42,7 @@ TYPES = "wgmma/element_types.yaml"
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
     """A copy of the bundled spec to edit."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    return root
+    return copy_spec(tmp_path / "spec")
 
 
 def _refused(root: Path) -> list[SpecError]:

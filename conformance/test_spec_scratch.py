@@ -8,21 +8,18 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from scratch_spec import copy_spec
 
 from ptxconf.app.cli import main
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
     """A copy of the bundled spec to edit."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    return root
+    return copy_spec(tmp_path / "spec")
 
 
 def _edit(path: Path, old: str, new: str, count: int = 1) -> int:

@@ -8,19 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
+from scratch_spec import copy_spec
 
 from ptxconf.app.cli import main
 from ptxconf.oracle.lint.base import MAX_DEPTH, MAX_FILE_BYTES
-from ptxconf.oracle.spec import DEFAULT_SPEC_DIR
 
 TYPES = Path("wgmma") / "element_types.yaml"
 
 
 @pytest.fixture
 def scratch(tmp_path: Path) -> Path:
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
-    return root
+    return copy_spec(tmp_path / "spec")
 
 
 def _refused(capsys: pytest.CaptureFixture[str], root: Path, rule: str, says: str) -> list[str]:

@@ -16,10 +16,10 @@ assembler only about the witness kernels its edit changes.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
+from scratch_spec import copy_spec
 
 from ptxconf.app.cli import main
 from ptxconf.gpu import build
@@ -43,8 +43,7 @@ S32_VALID_N = ("figure: 153, valid_n: [{step_elems: 8, i_min: 1, i_max: 4}, "
 def _scratch(tmp_path: Path, edits: list[tuple[str, str, str]]) -> tuple[Path, list[int]]:
     """The bundled spec copied under tmp_path with each (file, old, new) edit made (old there
     exactly once); the tree and the line of each edit."""
-    root = tmp_path / "spec"
-    shutil.copytree(DEFAULT_SPEC_DIR, root, ignore=shutil.ignore_patterns("*.md"))
+    root = copy_spec(tmp_path / "spec")
     lines = []
     for file, old, new in edits:
         path = root / file
