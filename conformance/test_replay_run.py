@@ -21,7 +21,8 @@ from replaying import EmulatedReplayWorker, lane_job, replay_or_run
 from ptxconf.app import gpu_run, replay_run
 from ptxconf.app.check_lines import kernels_line, replay_misses_line
 from ptxconf.app.lane import Job, _may_fault
-from ptxconf.app.replay_run import FirstReplay, Replayed, _replay, replay_workers
+from ptxconf.app.replay_run import (FAULT_WORKERS_PER_GPU, FirstReplay, Replayed, _replay,
+                                     replay_workers)
 from ptxconf.app.run_options import RunOptions
 from ptxconf.core.results import Result, Status
 from ptxconf.gpu import transcript as T
@@ -178,4 +179,6 @@ def test_a_replay_that_took_nothing_leaves_every_job_to_a_cold_runs_lanes(
 def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PTXCONF_REPLAY_WORKERS", "5")
     monkeypatch.setenv("PTXCONF_FAULT_WORKERS", "x")
-    assert replay_workers() == (5, 4)
+    assert replay_workers() == (5, FAULT_WORKERS_PER_GPU)
+    monkeypatch.setenv("PTXCONF_FAULT_WORKERS", "7")
+    assert replay_workers() == (5, 7)
