@@ -21,8 +21,7 @@ from replaying import EmulatedReplayWorker, lane_job, replay_or_run
 from ptxconf.app import gpu_run, replay_run
 from ptxconf.app.check_lines import kernels_line, replay_misses_line
 from ptxconf.app.lane import Job, _may_fault
-from ptxconf.app.replay_run import (FAULT_WORKERS_PER_GPU, FirstReplay, Replayed, _replay,
-                                     replay_workers)
+from ptxconf.app.replay_run import FAULT_WORKERS_PER_GPU, FirstReplay, Replayed, _replay, replay_workers
 from ptxconf.app.run_options import RunOptions
 from ptxconf.core.results import Result, Status
 from ptxconf.gpu import transcript as T
