@@ -16,7 +16,7 @@ from replaying import EmulatedReplayWorker, lane_job, replay_or_run
 
 from ptxconf.core.results import Status
 from ptxconf.core.trust import sign
-from ptxconf.gpu import kcache, session
+from ptxconf.gpu import build, kcache, session
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.digest import answer_digest
 from ptxconf.gpu.plan import plan
@@ -179,6 +179,15 @@ def test_a_full_runs_plan_reads_back_for_the_same_code_spec_and_tools(tmp_path: 
     assert [(p, tuple(ids)) for p, ids in rec["groups"]] == groups
     assert rec["modules"] == {"wgmma:00": "ab" * 32 + ".cubin"}
     assert kept.run_record(["nvrtc 2", "driver"]) is None  # other tools built other cubins
+
+
+@pytest.mark.skipif(build.nvrtc_problem() is not None, reason="NVRTC is not usable here")
+def test_a_warm_replay_reads_the_tool_versions_a_cold_run_asked_the_tools_for(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
+    asked = kcache.tool_versions()
+    assert kcache.kept_tool_versions() == asked  # stamped now
+    assert kcache.kept_tool_versions() == asked  # read from the stamps
 
 
 def test_a_partial_run_says_it_kept_transcripts_but_names_no_plan(tmp_path: Path) -> None:

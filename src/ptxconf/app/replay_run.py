@@ -274,10 +274,11 @@ def _kept_plan(spec: Spec, folder: Path
                ) -> tuple[list[tuple[str, tuple[str, ...]]], dict[str, Any]] | None:
     """The jobs and modules of the last full run of this code and spec, where every module it
     named is still in the kernel cache as it was built; else None."""
-    from ptxconf.gpu.kcache import reuse, tool_versions
+    from ptxconf.gpu.kcache import kept_tool_versions, reuse
     from ptxconf.gpu.transcript import for_spec
 
-    rec = for_spec(spec).run_record(tool_versions())
+    tools = kept_tool_versions()
+    rec = None if tools is None else for_spec(spec).run_record(tools)
     built = None if rec is None else reuse(folder, rec["modules"])
     if rec is None or built is None:
         return None

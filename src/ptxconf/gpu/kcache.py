@@ -88,6 +88,18 @@ def tool_versions() -> tuple[str, str]:
     return repr(nvrtc_version()), driver_version()
 
 
+def kept_tool_versions() -> tuple[str, str] | None:
+    """`tool_versions()` from their stamps where those are current (`ptxconf.gpu.toolchain`:
+    asked again where the libraries changed), without loading NVRTC or the driver (a quarter
+    of a second before a warm replay could start); None where there is no usable NVRTC."""
+    from .toolchain import kept_driver_version, kept_nvrtc_version
+
+    try:
+        return repr(kept_nvrtc_version()), kept_driver_version()
+    except RuntimeError:
+        return None
+
+
 def reuse(folder: Path, files: dict[str, str]) -> dict[str, Built] | None:
     """Modules by name from cubin files a run named (`Transcripts.keep_run`), each read as a
     cached one is (`cached_why_not`); None where any is missing or not usable."""
@@ -244,4 +256,5 @@ def timed_build_all(mods: Sequence[Module], *, jobs: int | None = None,
 
 
 __all__ = ["CACHE_ENV", "Built", "Builder", "Module", "build_all", "cache_dir", "driver_version",
-           "folder_for", "module_key", "reuse", "timed_build_all", "tool_versions"]
+           "folder_for", "kept_tool_versions", "module_key", "reuse", "timed_build_all",
+           "tool_versions"]
