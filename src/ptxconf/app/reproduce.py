@@ -41,6 +41,10 @@ def check_command(result: Result) -> str:
     return f"ptxconf check --gpu {gpu} --only {shlex.quote(result.id)}"
 
 
+#: Field values that are never mappings (checked before the slower Mapping test).
+_PLAIN = frozenset({str, int, float, bool, list, tuple, type(None)})
+
+
 def _commands(fields: Mapping[str, Any], depth: int = 0) -> Iterator[str]:
     """`ptxconf ...` strings under COMMAND_KEYS, in field order (nested mappings too)."""
     for k, v in fields.items():
@@ -48,7 +52,7 @@ def _commands(fields: Mapping[str, Any], depth: int = 0) -> Iterator[str]:
             yield v
         elif k == "reproduce_also" and isinstance(v, list):
             yield from (x for x in v if isinstance(x, str) and x.startswith("ptxconf "))
-        elif isinstance(v, Mapping) and depth < MAX_DEPTH:
+        elif depth < MAX_DEPTH and type(v) not in _PLAIN and isinstance(v, Mapping):
             yield from _commands(v, depth + 1)
 
 
@@ -98,8 +102,8 @@ def with_reproduce(result: Result, spec: Spec | None = None) -> Result:
         fields.setdefault("reproduce_python", old)
     # only what the fields do not hold already (their `oracle`, `explain` lines): an old
     # `reproduce` that is another ptxconf line stays here
-    held = {c for k, v in result.fields.items() if k not in ("reproduce", "reproduce_also")
-            for c in _commands({k: v})}
+    held = set(_commands({k: v for k, v in result.fields.items()
+                          if k not in ("reproduce", "reproduce_also")}))
     also = [c for c in also_commands(result, spec) if c not in held]
     fields["reproduce"] = check_command(result)
     if also:
