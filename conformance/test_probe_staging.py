@@ -127,18 +127,3 @@ def test_a_moved_input_shows_in_the_dumps(stand_in: dict[str, list[int]]) -> Non
     [d1, d2] = probes.run_wgmma_batch(v, [one, two])
     assert not np.array_equal(d1.regs, d2.regs)
     assert _same(probes.run_wgmma_batch(v, [two, one])[1], d1)
-
-
-def test_arena_parts_start_aligned_and_keep_their_bytes() -> None:
-    arena = probes._Arena()
-    parts = [np.arange(n, dtype=dt) for n, dt in ((3, np.uint8), (5, np.uint64),
-                                                   (7, np.uint32), (0, np.uint32))]
-    offsets = [arena.add(p) for p in parts]
-    filled = arena.fill(5, 0xAB)
-    last = arena.add(np.full(3, 7, np.uint8))
-    host = arena.host()
-    assert all(at % probes.ARENA_ALIGN_BYTES == 0 for at in [*offsets, filled, last])
-    for at, p in zip(offsets, parts, strict=True):
-        assert host[at:at + p.nbytes].tobytes() == p.tobytes()
-    assert host[filled:last].tobytes() == b"\xab" * 5 + bytes(last - filled - 5)
-    assert host[last:].tobytes() == b"\x07" * 3

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from . import build
+from .arena import ALIGN_BYTES, Arena
 from .digest import ECHO, VARIES
 from .ldmatrix import WarpMatrixVariant
 from .mma_sync import MmaSyncVariant
@@ -156,49 +157,6 @@ def _block_inputs(variant: WgmmaVariant, a_smem: bytes | None, b_smem: bytes,
     return image, a_start, b_start, a_words, c_words
 
 
-class _Arena:
-    """Host arrays laid out for one copy to the device: each part starts on an ARENA_ALIGN_BYTES
-    boundary, so that a probe call's every input (and its outputs' first values) go over in
-    one copy and its outputs come back in one (`_run_staged`), not a few small copies a grid."""
-
-    def __init__(self) -> None:
-        #: (offset, bytes, an array or the byte that fills them)
-        self.parts: list[tuple[int, int, np.ndarray | int]] = []
-        self.size = 0
-
-    def add(self, arr: np.ndarray) -> int:
-        """Place `arr` (C-contiguous); its byte offset in the arena."""
-        return self._place(np.ascontiguousarray(arr), arr.nbytes)
-
-    def fill(self, nbytes: int, byte: int) -> int:
-        """Place `nbytes` bytes of `byte`; their offset."""
-        return self._place(byte, nbytes)
-
-    def _place(self, part: np.ndarray | int, nbytes: int) -> int:
-        at = _round_up(self.size, ARENA_ALIGN_BYTES)
-        self.parts.append((at, nbytes, part))
-        self.size = at + nbytes
-        return at
-
-    def into(self, out: np.ndarray) -> None:
-        """Write the arena's bytes into `out` (uint8, at least `size` long, zeroed)."""
-        for at, nbytes, part in self.parts:
-            if isinstance(part, np.ndarray):
-                out[at:at + nbytes] = part.reshape(-1).view(np.uint8)
-            elif part:
-                out[at:at + nbytes] = part
-
-    def host(self) -> np.ndarray:
-        """The arena's bytes (uint8), padding zero."""
-        out = np.zeros(max(self.size, 1), dtype=np.uint8)
-        self.into(out)
-        return out
-
-
-#: Where each part of an upload starts (`_Arena`): the largest alignment a probe kernel reads.
-ARENA_ALIGN_BYTES = 256
-
-
 #: One probe's block as `_block_inputs` builds it: (image, A start, B start, A words,
 #: accumulator words or None), with its launch's keywords.
 _Block = tuple[tuple[bytes, "int | None", int, np.ndarray, "np.ndarray | None"], dict[str, Any]]
@@ -219,7 +177,7 @@ class _Staged:
     info_at: int
 
 
-def _stage(variant: WgmmaVariant, blocks: list[_Block], ins: _Arena, outs: _Arena) -> _Staged:
+def _stage(variant: WgmmaVariant, blocks: list[_Block], ins: Arena, outs: Arena) -> _Staged:
     """Place the inputs of many probes of one variant, to launch as one grid, one block per
     probe, in `ins`, and their outputs in `outs`; identical images are placed once."""
     images: dict[bytes, int] = {}
@@ -297,7 +255,7 @@ def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[l
     synchronise once, bring every output back in one copy, and return the dumps in order."""
     import cupy
 
-    ins, outs = _Arena(), _Arena()
+    ins, outs = Arena(), Arena()
     staged = []
     for v, launches in jobs:
         groups: dict[int, list[int]] = {}
@@ -309,7 +267,7 @@ def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[l
             groups.setdefault(len(inputs[0]), []).append(i)
         staged.append([(g, _stage(v, [blocks[i] for i in g], ins, outs))
                        for g in groups.values()])
-    out_at = _round_up(ins.size, ARENA_ALIGN_BYTES)
+    out_at = _round_up(ins.size, ALIGN_BYTES)
     host = np.zeros(out_at + max(outs.size, 1), dtype=np.uint8)
     ins.into(host)
     outs.into(host[out_at:])
