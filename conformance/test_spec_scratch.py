@@ -6,9 +6,11 @@ Each test copies the bundled spec into tmp_path, edits YAML only, and asks the r
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scratch_spec import copy_spec
@@ -165,17 +167,31 @@ def test_instruction_row_the_assembler_rejects(scratch: Path,
 # --- new shapes and types from YAML alone --------------------------------------------------
 
 
+def _load_yaml(path: Path) -> Any:
+    """A spec file's value as yaml.safe_load gives it, parsed by libyaml where PyYAML has it
+    (the pure-Python parser took about 2 s of each test that edits every file)."""
+    import yaml
+
+    return yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _dump_yaml(path: Path, data: Any) -> None:
+    """Write `data` to a spec file as yaml.safe_dump does (libyaml's emitter where there is one)."""
+    import yaml
+
+    path.write_text(yaml.dump(data, Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper),
+                              sort_keys=False))
+
+
 def _without(root: Path, value: str) -> None:
     """Remove a type or shape from a spec tree by editing YAML only: rows whose id or any field
     names `value` go, and `value` leaves every list field; each file's pin (source.row_count)
     follows its rows, as a spec author's would. The files are the tree's spec files (`spec_files`:
     its findings.yaml, which holds no rows, is left as it is)."""
-    import yaml
-
     from ptxconf.oracle.spec import spec_files
 
     for path in spec_files(root):
-        data = yaml.safe_load(path.read_text())
+        data = _load_yaml(path)
         rows = []
         for row in data.get("rows", []):
             named = [v for k, v in row.items() if isinstance(v, str) and (v == value or (
@@ -186,11 +202,11 @@ def _without(root: Path, value: str) -> None:
                          for k, v in row.items()})
         data["rows"] = rows
         data["source"]["row_count"] = len(rows)
-        path.write_text(yaml.safe_dump(data, sort_keys=False))
+        _dump_yaml(path, data)
 
 
-def _ids(root: Path | None) -> dict[str, set[str]]:
-    """Case ids per provider for a spec tree (the bundled one for None)."""
+def _ids(root: Path | None) -> dict[str, frozenset[str]]:
+    """Case ids per provider for a spec tree (the bundled one for None: `_bundled_ids`)."""
     from ptxconf.app.providers import REGISTRY
     from ptxconf.core.context import RunContext
     from ptxconf.oracle.spec import load_spec
@@ -204,12 +220,18 @@ def _ids(root: Path | None) -> dict[str, set[str]]:
                 continue
             listed = [c.id for c in prov.load(spec, RunContext(gpu="off"))]
         out.setdefault("gpu" if prov.gpu else prov.name, set()).update(listed)
-    return out
+    return {prov: frozenset(ids) for prov, ids in out.items()}
+
+
+@functools.cache
+def _bundled_ids() -> dict[str, frozenset[str]]:
+    """`_ids(None)`, listed once a process (the bundled spec does not change within a run)."""
+    return _ids(None)
 
 
 def _gained(scratch: Path, *, strict: bool = True) -> dict[str, set[str]]:
     """Case ids the bundled spec has over the scratch tree; with `strict`, it loses none."""
-    before, after = _ids(scratch), _ids(None)
+    before, after = _ids(scratch), _bundled_ids()
     for prov in before:
         lost = before[prov] - after[prov]
         assert not strict or not lost, f"{prov}: ids lost: {sorted(lost)[:5]}"
@@ -240,13 +262,11 @@ def test_a_new_wmma_shape_from_yaml_alone(scratch: Path) -> None:
 def test_a_new_n_range_from_yaml_alone(scratch: Path) -> None:
     """The f32-accumulator k16 fragment with its valid N cut to 8..128: the bundled range
     (to 256) is the 'new' one and gains its largest-N cases."""
-    import yaml
-
     path = scratch / "wgmma" / "register_fragments.yaml"
-    data = yaml.safe_load(path.read_text())
+    data = _load_yaml(path)
     row = next(r for r in data["rows"] if r["id"] == "k16.D.f32")
     row["valid_n"] = [{"step_elems": 8, "i_min": 1, "i_max": 16}]
-    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    _dump_yaml(path, data)
     gained = _gained(scratch, strict=False)  # the middle N of the range moves with it
     assert any("m64n256k16.f32.f16.f16" in i for i in gained["gpu"]), sorted(gained["gpu"])[:5]
 
@@ -296,7 +316,8 @@ def test_a_new_ldmatrix_shape_from_yaml_alone(scratch: Path) -> None:
         "    alignment_bytes: 16\n    trans_format: column-major\n"
         '    cite: {anchor: "9.7.14.5.15, Figure 106 (outside the seeds)", text: "a group of four '
         'consecutive and aligned threads", provenance: outside-seeds}\n'))
-    gained = {p: ids for p, ids in ((p, _ids(scratch)[p] - _ids(None)[p]) for p in
+    scratch_ids, bundled_ids = _ids(scratch), _bundled_ids()
+    gained = {p: ids for p, ids in ((p, scratch_ids[p] - bundled_ids[p]) for p in
                                       ("self-consistency", "proofs")) if ids}
     forms = {f"ldmatrix.m8n16.{n}.b8x16.{s}" for n in ("x1", "x2", "x4")
              for s in ("b6x16_p32", "b4x16_p64")}
