@@ -16,6 +16,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
+from source_walk import statements
 
 ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "src"
@@ -64,32 +65,13 @@ def _owner(name: str, known: Mapping[str, Path]) -> str | None:
     return name or None
 
 
-#: The fields of a node that hold statements (a body, an else, a finally, except handlers, match
-#: cases): every import statement lies in one, at whatever depth; expressions hold none.
-_STATEMENT_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def _statements(tree: ast.AST) -> Iterator[ast.AST]:
-    """Every statement of a module, those nested in functions, classes and blocks too (and the
-    except handlers and match cases that hold them): ast.walk's import statements, without
-    visiting every expression node (most of a module's nodes)."""
-    stack = [tree]
-    while stack:
-        node = stack.pop()
-        yield node
-        for field in _STATEMENT_FIELDS:
-            children = getattr(node, field, None)
-            if isinstance(children, list):
-                stack.extend(children)
-
-
 def import_graph(src: Path) -> dict[str, set[str]]:
     """Module -> the ptxconf modules it imports, anywhere in its file."""
     known = module_files(src)
     graph: dict[str, set[str]] = {}
     for module, path in known.items():
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-        targets = {_owner(name, known) for node in _statements(tree)
+        targets = {_owner(name, known) for node in statements(tree)
                    for name in _imported(module, path.name == "__init__.py", node, known)
                    if name.split(".")[0] == "ptxconf"}
         graph[module] = {t for t in targets if t is not None and t != module}

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from golden_messages import updating
+from source_walk import statements
 
 #: The index is made once a process (it parses every test file): its tests share a worker.
 pytestmark = pytest.mark.xdist_group("module-index")
@@ -78,7 +79,7 @@ def source_modules() -> list[str]:
 
 def _imports(tree: ast.AST, known: set[str]) -> set[str]:
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):
         names: list[str] = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
@@ -95,7 +96,7 @@ def _imports(tree: ast.AST, known: set[str]) -> set[str]:
 def _local_imports(tree: ast.AST, helpers: set[str]) -> set[str]:
     """The conformance helper modules (case_outcomes, scratch_spec, ...) a file imports."""
     found: set[str] = set()
-    for node in ast.walk(tree):
+    for node in statements(tree):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names if a.name in helpers}
         elif isinstance(node, ast.ImportFrom) and node.module in helpers:
