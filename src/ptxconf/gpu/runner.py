@@ -163,20 +163,6 @@ def _reap(proc: Any, *, kill: bool = False) -> None:
         proc.join(timeout=10)
 
 
-def _detached(worker: tuple[Any, Any], *, kill: bool = False) -> Any:
-    """Tell a (process, pipe) worker to end (politely, unless `kill`) and close its pipe; its
-    process."""
-    proc, conn = worker
-    if conn is not None:
-        try:
-            if not kill:
-                conn.send(None)
-        except (OSError, ValueError):
-            pass
-        conn.close()
-    return proc
-
-
 def close_all(runners: Iterable[ProbeRunner], *, wait: bool = True) -> None:
     """End many runners' workers together: each is told to end, then each is waited for (a
     CUDA context takes a tenth of a second or more to go), on a thread of its own where not
@@ -248,7 +234,14 @@ class ProbeRunner:
         """Tell the worker to end (politely, unless `kill`) and let go of it; its process."""
         proc, conn = self._proc, self._conn
         self._proc = self._conn = None
-        return _detached((proc, conn), kill=kill)
+        if conn is not None:
+            try:
+                if not kill:
+                    conn.send(None)
+            except (OSError, ValueError):
+                pass
+            conn.close()
+        return proc
 
     def _retire(self) -> None:
         """Let go of a worker that lost its CUDA context (it answered, and exits by itself):
