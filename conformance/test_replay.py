@@ -44,7 +44,7 @@ def test_a_job_replayed_in_bulk_takes_the_results_its_run_gave(tmp_path: Path, n
     kept, entry, ids = _kept(tmp_path, name)
     worker = ReplayWorker(EmulatedReplayWorker(Emulator(SPEC)), _modules)
     assert worker.replay(entry) == ""
-    results = kept.taken(entry, name, ids)
+    results = kept.taken(entry)
     assert [r.id for r in results] == list(ids)
     assert all(r.fields["replayed"] for r in results)
 

@@ -179,7 +179,7 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
             entry, why = kept.entry(jobs[n].provider, jobs[n].ids, calls=False)
             got = None
             if entry is not None and not (why := worker.replay(entry)):
-                got = kept.taken(entry, jobs[n].provider, jobs[n].ids)
+                got = kept.taken(entry)
             land(n, got, why, start, _pid(runner), 1, worker.worker_s - before)
 
     def faulting(runner: Any, take: Callable[[], int | None]) -> None:

@@ -158,7 +158,7 @@ def answer_job(kept: Any, sess: Any, provider: str, ids: Sequence[str],
                 sess.runner, lambda key: _session_module(sess, key))
         kept.miss = worker.replay(entry)
         if not kept.miss:
-            return list(kept.taken(entry, provider, ids))
+            return list(kept.taken(entry))
     return list(kept.record(sess, provider, ids, run))
 
 

@@ -183,11 +183,11 @@ class Transcripts:
             return None, "no usable transcript" if entry is None else "another job's transcript"
         return entry, ""
 
-    def taken(self, entry: dict[str, Any], provider: str, ids: Sequence[str]) -> list[Result]:
+    def taken(self, entry: dict[str, Any]) -> list[Result]:
         """A replayed entry's results, marked `replayed`; the entry marked used (the last to
         go when the folder is pruned)."""
         with contextlib.suppress(OSError):
-            os.utime(self.root / f"{self.key(provider, ids)}.bin")
+            os.utime(entry["path"])
         return [dataclasses.replace(r, fields={**r.fields, "replayed": True})
                 for r in entry["results"]]
 
@@ -217,7 +217,7 @@ class Transcripts:
                 self.miss = differs(c, res.ok, res.error_kind, res.error,
                                     answer_parts(res.value) if res.ok else {})
                 return None
-        return self.taken(entry, provider, ids)
+        return self.taken(entry)
 
     def run_kept(self) -> bool:
         """Whether a run of this code and spec kept its GPU jobs' transcripts (`keep_run`,
