@@ -128,6 +128,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary."""
     from ptxconf.app.progress import progress
     from ptxconf.app.report import check_writable, write_reports
+    from ptxconf.app.report_ahead import Ahead
     from ptxconf.app.reproduce import with_reproduce
     from ptxconf.app.run import default_report_dir, exit_code, run_all, run_meta
     from ptxconf.app.run_options import RunOptions
@@ -157,9 +158,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         completed.append(r)
         tick(r)
 
+    ahead = Ahead(spec)  # the report's per-result work, done while the GPU jobs run
     try:
         with progress(None if not (args.json or args.quiet) else False) as tick:
-            results = run_all(spec, opts, on_result=on_result)
+            results = run_all(spec, opts, on_result=on_result,
+                              meanwhile=lambda: ahead.take(completed))
     except KeyboardInterrupt as exc:
         meta["seconds"] = round(time.perf_counter() - start, 3)
         meta["incomplete"] = {"interrupted_by": str(exc.args[0] if exc.args else "SIGINT"),
@@ -168,7 +171,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                               "digests": {r.id: result_digest(with_reproduce(r, spec))
                                           for r in completed}}
         try:
-            write_reports(out_dir, completed, meta, spec, cache=not args.no_cache)
+            write_reports(out_dir, completed, meta, spec, cache=not args.no_cache, ahead=ahead)
         except OSError as err:  # a full disk: say so, and still end as interrupted
             print(f"ptxconf: error: {err}", file=sys.stderr)
         else:
@@ -187,7 +190,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if opts.only and not any(r.id.find(opts.only) >= 0 for r in results):
         raise UsageError(f"--only {opts.only!r} matches no case id")
     try:
-        paths = write_reports(out_dir, results, meta, spec, cache=not args.no_cache)
+        paths = write_reports(out_dir, results, meta, spec, cache=not args.no_cache, ahead=ahead)
     except OSError:  # ReportWriteError: one line from main; the verdict still reaches the log
         if not (args.json or args.quiet):
             print(text_summary(results, args.strict))

@@ -21,22 +21,28 @@ from ptxconf.core.interrupts import blocked
 from ptxconf.core.results import SCHEMA_VERSION, Result, Status, dumps, summarize
 
 if TYPE_CHECKING:
+    from ptxconf.app.report_ahead import Ahead
     from ptxconf.oracle.spec import Spec
 
 
 def write_reports(out_dir: Path, results: list[Result], meta: dict[str, Any],
-                  spec: Spec | None = None, *, cache: bool = True) -> list[Path]:
+                  spec: Spec | None = None, *, cache: bool = True,
+                  ahead: Ahead | None = None) -> list[Path]:
     """Write results.json, junit.xml, report.html, summary.md and codequality.json; return their
     paths in that order. `spec`: the run's spec where the caller has it (the report draws from
     it, and junit.xml and codequality.json name its rows). Every result is written with its
     `ptxconf` reproduce lines (ptxconf.app.reproduce). `cache`: report.html's pictures are
-    kept and read back (ptxconf.app.picture_cache; `check --no-cache` draws them afresh)."""
-    from ptxconf.app.reproduce import with_reproduce
+    kept and read back (ptxconf.app.picture_cache; `check --no-cache` draws them afresh).
+    `ahead`: the per-result work already done while the run went on (of `spec`)."""
+    from ptxconf.app.report_ahead import Ahead
 
     spec = spec if spec is not None else load_report_spec(meta)
-    results = [with_reproduce(r, spec) for r in results]
-    texts = {"results.json": dumps(results, meta), "junit.xml": junit(results, meta, spec),
-             "report.html": html_report(results, meta, spec, reproduced=True, cache=cache),
+    ahead = ahead if ahead is not None and ahead.spec is spec else Ahead(spec)
+    results = [ahead.reproduced(r) for r in results]
+    texts = {"results.json": dumps(results, meta, ahead.line),
+             "junit.xml": junit(results, meta, spec),
+             "report.html": html_report(results, meta, spec, reproduced=True, cache=cache,
+                                        ahead=ahead),
              "summary.md": markdown_summary(results, meta),
              "codequality.json": code_quality(results, spec, bool(meta.get("strict")))}
     return write_set(out_dir, texts)

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ptxconf.app.report_fields import Worked, fields_view, first_oracle
 from ptxconf.app.report_pictures import PictureRef, Pictures, diffs, layout_key, oracle_commands
 from ptxconf.app.report_spec import PTX_ISA_URL, SpecLink, load_report_spec, spec_index, spec_links
 from ptxconf.app.reproduce import also_commands, check_command, with_reproduce
@@ -36,8 +37,6 @@ if TYPE_CHECKING:
 ATTENTION = (Status.FAIL, Status.UNKNOWN, Status.DISCREPANCY, Status.SKIP, Status.PASS)
 #: Statuses shown expanded at the top of report.html.
 EXPANDED = (Status.FAIL, Status.UNKNOWN, Status.DISCREPANCY)
-#: A passing case's fields are inlined only below this many characters of JSON.
-SMALL_FIELDS_CHARS = 300
 #: Longest text of one field value shown in report.html (the rest stays in results.json).
 MAX_VALUE_CHARS = 20_000
 #: Nested mappings deeper than this are shown as indented JSON.
@@ -162,15 +161,6 @@ def _columns(text: str) -> str:
     return "\n".join("  ".join(c.ljust(widths.get(i, 0)) for i, c in enumerate(row)).rstrip()
                      if len(row) > 1 else row[0] for row in cells)
 
-
-def _short_fields(fields: Mapping[str, Any]) -> str:
-    """A small field mapping on one line: `key: value · key: value`."""
-    parts = []
-    for k, v in fields.items():
-        if v is None:
-            continue
-        parts.append(f"{k}: {v if isinstance(v, str) else json.dumps(v, default=str)}")
-    return " · ".join(parts)
 
 
 # --- pictures -----------------------------------------------------------------------------------
@@ -308,11 +298,12 @@ def page_template() -> jinja2.Template:
 
 
 def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None = None, *,
-                reproduced: bool = False, cache: bool = False) -> str:
+                reproduced: bool = False, cache: bool = False, ahead: Worked | None = None) -> str:
     """report.html: a single self-contained page (see the module docstring). `spec`: the run's
     own spec, where the caller has it (else `load_report_spec`); `reproduced`: the results carry
     their reproduce lines already (`with_reproduce`, as write_reports gives them); `cache`: the
-    pictures' grids are kept and read back (ptxconf.app.picture_cache)."""
+    pictures' grids are kept and read back (ptxconf.app.picture_cache); `ahead`: what of each
+    result was worked out while the run went on (`ptxconf.app.report_ahead`)."""
     try:
         template = page_template()
     except ImportError as exc:  # an offline node without jinja2 must not lose its run
@@ -362,24 +353,19 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None =
             big = 0
             for r in quiet:
                 v = _view(r, links, anchors)
-                own = {k: x for k, x in r.fields.items() if k not in ("reproduce", "reproduce_also")}
-                if own:
-                    text = json.dumps(own, default=str)
-                    if len(text) < SMALL_FIELDS_CHARS:
-                        v.small_fields = _short_fields(own)
-                    else:
-                        big += 1
-                if r.status is Status.PASS:
-                    for cmd in list(oracle_commands(r.fields))[:1]:
-                        layout = layout_key(cmd)
-                        if layout is None or layout in seen_layouts:
-                            continue
-                        seen_layouts.add(layout)
-                        # a shared-memory layout links to its reference picture
-                        ref = (pics.reference(layout) if cmd.startswith("ptxconf oracle smem")
-                               else None) or pics.oracle(r.id, cmd)
-                        if ref is not None:
-                            fam_pics.setdefault(ref.picture.pid, (ref, []))[1].append(layout)
+                small, too_big = ahead.fields_view(r) if ahead else fields_view(r)
+                v.small_fields = small or ""
+                big += too_big
+                first = ahead.first_oracle(r) if ahead else first_oracle(r)
+                layout = None if first is None else layout_key(first)
+                if first is not None and layout is not None and layout not in seen_layouts:
+                    cmd = first
+                    seen_layouts.add(layout)
+                    # a shared-memory layout links to its reference picture
+                    ref = (pics.reference(layout) if cmd.startswith("ptxconf oracle smem")
+                           else None) or pics.oracle(r.id, cmd)
+                    if ref is not None:
+                        fam_pics.setdefault(ref.picture.pid, (ref, []))[1].append(layout)
                 cases.append(v)
             devices = {r.device for r in quiet if r.device}
             fviews.append(FamilyView(fname, pname, cases, summarize(quiet), len(group) - len(quiet),

@@ -219,10 +219,13 @@ def auto_proof_workers() -> int:
     return min(4, cores) if cores > 1 else 0
 
 
-def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -> list[Result]:
+def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None],
+            meanwhile: Callable[[], int] | None = None) -> list[Result]:
     """Run every case of every provider, each result judged against the known findings: the
     GPU providers in a thread of their own (and their lanes' processes), the CPU providers
-    beside them once the GPU jobs are handed out. Results come back in registry order."""
+    beside them once the GPU jobs are handed out. Results come back in registry order.
+    `meanwhile`: work this thread does while it waits on the GPU providers (the report's,
+    `ptxconf.app.report_ahead`), called until it says it found none (0) between waits."""
     lock = threading.Lock()
     so_far: list[Result] = []
 
@@ -261,12 +264,13 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
         while not dispatched.wait(0.2):
             interrupts.check()
         cpu_out = _beside(cpu, spec, opts, ctx, emit)
-        if thread.is_alive():
+        if thread.is_alive() and meanwhile is None:  # else the caller's work warms the report
             with lock:
                 done = list(so_far)
             _prepare_report(spec, done)
         while thread.is_alive():
-            thread.join(0.2)
+            busy = meanwhile is not None and _between_waits(meanwhile)
+            thread.join(0.02 if busy else 0.2)
             interrupts.check()
     finally:
         if not thread.is_alive():
@@ -274,6 +278,22 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None]) -
     if gpu_err:
         raise gpu_err[0]
     return cpu_out + gpu_out
+
+
+#: The GIL's switch interval while this thread works between waits (seconds; Python's default
+#: is 0.005): the GPU thread's replay threads wake as each job's verdict comes back and send
+#: the next, and should not wait 5 ms a job for this thread to let go.
+MEANWHILE_SWITCH_S = 0.0005
+
+
+def _between_waits(work: Callable[[], int]) -> bool:
+    """Run `work` with a short GIL switch interval; whether it found anything to do."""
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(MEANWHILE_SWITCH_S)
+    try:
+        return work() > 0
+    finally:
+        sys.setswitchinterval(before)
 
 
 def _prepare_report(spec: Spec, done: list[Result]) -> None:

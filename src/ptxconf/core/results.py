@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
@@ -86,12 +86,21 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
-def dumps(results: list[Result], meta: dict[str, Any]) -> str:
+_LINE = json.JSONEncoder(default=_plain, separators=(", ", ": "))
+
+
+def result_line(result: Result) -> str:
+    """A result as one line of results.json (compact JSON, `_plain` for what JSON cannot hold)."""
+    return _LINE.encode(result.to_json())
+
+
+def dumps(results: list[Result], meta: dict[str, Any],
+          line: Callable[[Result], str] = result_line) -> str:
     """results.json: schema version, run metadata, counts, and every result, one result a line
-    (compact, so that a line is a result for grep and diff, and fast to write)."""
+    (compact, so that a line is a result for grep and diff, and fast to write); `line`: a
+    result's line (`result_line`, or one worked out ahead: `ptxconf.app.report_ahead`)."""
     head = json.dumps({"schema_version": SCHEMA_VERSION, "meta": meta,
                        "summary": summarize(results)}, indent=2, default=_plain)
-    enc = json.JSONEncoder(default=_plain, separators=(", ", ": "))
-    lines = ",\n".join("    " + enc.encode(r.to_json()) for r in results)
+    lines = ",\n".join("    " + line(r) for r in results)
     body = f'"results": [\n{lines}\n  ]' if results else '"results": []'
     return head[:-2] + ",\n  " + body + "\n}"
