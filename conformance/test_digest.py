@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from emulator import SPEC
 
-from ptxconf.gpu.digest import answer_chunks, answer_digest, answer_parts, chunks_digest
+from ptxconf.gpu.digest import answer_digest, answer_parts
 from ptxconf.gpu.probes import WmmaDump
 from ptxconf.gpu.variants import wmma_probe_variants
 
@@ -84,14 +84,6 @@ _APART = {
 def test_different_answers_digest_apart(what: str) -> None:
     first, second = _APART[what]
     assert _d(first) != _d(second)
-
-
-@pytest.mark.parametrize("what", list(_APART))
-def test_an_answer_hashed_from_its_chunks_digests_as_it_does_whole(what: str) -> None:
-    for value in _APART[what]:
-        assert chunks_digest(answer_chunks(True, None, None, value)) == _d(value)
-    assert chunks_digest(answer_chunks(False, "cuda", "x", None)) == \
-        answer_digest(False, "cuda", "x", None)
 
 
 def test_an_array_digests_as_its_values_whatever_view_holds_them() -> None:

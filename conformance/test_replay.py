@@ -10,7 +10,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 from emulator import SPEC, Emulator, emulated_context
 from replaying import EmulatedReplayWorker, lane_job, replay_or_run
@@ -21,7 +20,7 @@ from ptxconf.gpu import build, kcache, session
 from ptxconf.gpu import transcript as T
 from ptxconf.gpu.digest import answer_digest
 from ptxconf.gpu.plan import plan
-from ptxconf.gpu.replay import ReplayWorker, _Hasher, answer_job, replay_file, run_recorded
+from ptxconf.gpu.replay import ReplayWorker, answer_job, replay_file
 from ptxconf.gpu.runner import ProbeRunner
 
 
@@ -226,35 +225,3 @@ def test_kept_cubins_are_reused_only_where_each_reads_as_cached(tmp_path: Path) 
         {k: str(tmp_path / n) for k, n in names.items()}
     (tmp_path / names["wgmma:01"]).write_bytes(b"\x7fELF tampered")
     assert kcache.reuse(tmp_path, names) is None
-
-
-def _answers(values: list[int]) -> Any:
-    """An `answer` giving each call's value from `values` (an array, so it is hashed as a
-    large chunk), and the calls it was asked."""
-    asked: list[int] = []
-
-    def answer(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        asked.append(args[0])
-        return True, None, None, np.full(4096, values[args[0]], np.uint32)
-    return answer, asked
-
-
-def _recorded(values: list[int]) -> list[tuple[str, tuple[Any, ...], dict[str, Any], str]]:
-    return [("probe", (n,), {}, answer_digest(True, None, None, np.full(4096, v, np.uint32)))
-            for n, v in enumerate(values)]
-
-
-def test_run_recorded_says_every_answer_is_the_recorded_one_only_when_it_is() -> None:
-    answer, asked = _answers([1, 2, 3])
-    assert run_recorded(answer, _recorded([1, 2, 3]))[0] == -1
-    assert asked == [0, 1, 2]
-
-
-def test_run_recorded_names_the_first_answer_that_moved_and_stops_soon_after() -> None:
-    values = list(range(200))
-    moved = [*values[:5], 999, *values[6:]]
-    answer, asked = _answers(moved)
-    n, ok, kind, error, parts = run_recorded(answer, _recorded(values))
-    assert (n, ok, kind, error) == (5, True, None, None)
-    assert parts == {"answer": answer_digest(True, None, None, np.full(4096, 999, np.uint32))}
-    assert len(asked) <= 6 + _Hasher.BACKLOG + 1  # it stopped once the hash said so

@@ -45,40 +45,25 @@ def _kept_fields(cls: type) -> tuple[str, ...]:
 
 
 class _Encoder:
-    """Feeds a value's canonical encoding to a sha256 (or, where `keep`, keeps it as chunks:
-    the small tokens joined, large raw bytes as views, for `chunks_digest` to hash later)."""
+    """Feeds a value's canonical encoding to a sha256."""
 
-    def __init__(self, keep: bool = False) -> None:
+    def __init__(self) -> None:
         self.hash = hashlib.sha256()
         self.buf = bytearray()
-        self.chunks: list[bytes | memoryview] | None = [] if keep else None
-
-    def _put(self, data: bytes | bytearray | memoryview) -> None:
-        if self.chunks is None:
-            self.hash.update(data)
-        else:
-            self.chunks.append(bytes(data) if isinstance(data, bytearray) else data)
 
     def raw(self, data: bytes | memoryview) -> None:
         if len(data) < _INLINE_BYTES:
             self.buf += data
         else:
             if self.buf:
-                self._put(self.buf)
+                self.hash.update(self.buf)
                 self.buf.clear()
-            self._put(data)
+            self.hash.update(data)
 
     def hexdigest(self) -> str:
         self.hash.update(self.buf)
         self.buf.clear()
         return self.hash.hexdigest()
-
-    def kept(self) -> list[bytes | memoryview]:
-        if self.buf:
-            self._put(self.buf)
-            self.buf.clear()
-        assert self.chunks is not None
-        return self.chunks
 
     def feed(self, v: Any) -> None:
         t = type(v)
@@ -148,24 +133,6 @@ def answer_digest(ok: bool, error_kind: str | None, error: str | None, value: An
     return _digest_of((ok, error_kind, error, value))
 
 
-def answer_chunks(ok: bool, error_kind: str | None, error: str | None, value: Any
-                  ) -> list[bytes | memoryview]:
-    """The bytes `answer_digest` hashes, as chunks (large arrays as views, not copied): hashed
-    by `chunks_digest` they give the same digest, where and when the caller likes (hashing
-    releases the GIL for a large chunk, so a thread of its own can do it beside the calls)."""
-    enc = _Encoder(keep=True)
-    enc.feed((ok, error_kind, error, value))
-    return enc.kept()
-
-
-def chunks_digest(chunks: list[bytes | memoryview]) -> str:
-    """sha256 of `answer_chunks`: the answer's `answer_digest`."""
-    h = hashlib.sha256()
-    for c in chunks:
-        h.update(c)
-    return h.hexdigest()
-
-
 def answer_parts(value: Any) -> dict[str, str]:
     """Digests of an answer's parts (dataclass fields and sequence items, three levels deep,
     e.g. `[0][3].regs`): where a replayed answer differs, they name what differs."""
@@ -181,4 +148,4 @@ def answer_parts(value: Any) -> dict[str, str]:
     return parts(value, "", 3)
 
 
-__all__ = ["ECHO", "VARIES", "answer_chunks", "answer_digest", "answer_parts", "chunks_digest"]
+__all__ = ["ECHO", "VARIES", "answer_digest", "answer_parts"]
