@@ -35,7 +35,12 @@ from ptxconf.core.results import Result
 from ptxconf.oracle.spec import Spec
 
 #: Bulk-replay workers a GPU (each one CUDA context); $PTXCONF_REPLAY_WORKERS overrides.
-REPLAY_WORKERS_PER_GPU = 3
+#: Measured on an H100 node (warm check, 4 runs each, interleaved): 4 workers 4.30 s mean,
+#: 3 workers 4.47 s, 2 workers 4.64 s. The replay is host work per call (building each call's
+#: blocks, digesting its dumps), so more workers help, less than linearly: their contexts take
+#: turns on the GPU. (Hashing the dumps on a thread beside the calls changed nothing: 4.47 s
+#: against 4.46 s.)
+REPLAY_WORKERS_PER_GPU = 4
 #: Workers a GPU for the jobs that may fault (each fault restarts one: a new process and CUDA
 #: context, a few tenths of a second), so that the restarts overlap; $PTXCONF_FAULT_WORKERS
 #: overrides. Each CUDA context on the GPU slows the others: measured on an H100 (the bundled
