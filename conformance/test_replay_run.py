@@ -181,3 +181,26 @@ def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatc
     assert replay_workers() == (5, FAULT_WORKERS_PER_GPU)
     monkeypatch.setenv("PTXCONF_FAULT_WORKERS", "7")
     assert replay_workers() == (5, 7)
+
+
+def test_a_gpu_count_asked_of_the_driver_is_awaited_only_where_it_is_used(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # --gpus all: the driver's answer comes on a thread of its own while the run goes on;
+    # the count is what the asking gave, and what the asking raised is raised
+    going_on = threading.Event()
+    monkeypatch.setattr(gpu_run, "_gpus_asked", lambda opts: 2 if going_on.wait(10) else 0)
+    count = gpu_run._asked_later(RunOptions(gpu="on", gpus="all"))
+    assert count is not None
+    going_on.set()  # had the asking held up this thread, it would never have come here
+    assert count() == 2
+
+    def broken(opts: RunOptions) -> int:
+        raise RuntimeError("no driver")
+
+    monkeypatch.setattr(gpu_run, "_gpus_asked", broken)
+    failing = gpu_run._asked_later(RunOptions(gpu="on", gpus="2"))
+    assert failing is not None
+    with pytest.raises(RuntimeError, match="no driver"):
+        failing()
+    assert gpu_run._asked_later(RunOptions(gpu="on", gpus="1")) is None
+    assert gpu_run._asked_later(RunOptions(gpu="off", gpus="all")) is None

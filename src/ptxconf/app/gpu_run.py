@@ -32,6 +32,36 @@ def _gpus_asked(opts: RunOptions) -> int:
     return count if opts.gpus == "all" else min(int(opts.gpus), count)
 
 
+def _asked_later(opts: RunOptions) -> Callable[[], int] | None:
+    """`_gpus_asked(opts)` asked on a thread of its own from now where it asks the driver
+    (`--gpus N` or `all`, the GPU on: a few tenths of a second, measured on a node of two
+    H100s, that need not hold up what comes before the answer is used); the callable waits for
+    the answer (raising what the asking raised). None where nothing is asked."""
+    if opts.gpus == "1" or opts.gpu == "off":
+        return None
+    got: list[int] = []
+    failed: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            got.append(_gpus_asked(opts))
+        except BaseException as exc:  # noqa: BLE001 - raised again by the caller's wait
+            failed.append(exc)
+
+    thread = threading.Thread(target=ask, daemon=True, name="ptxconf-gpu-count")
+    thread.start()
+
+    def answer() -> int:
+        while thread.is_alive():
+            thread.join(0.2)
+            interrupts.check()
+        if failed:
+            raise failed[0]
+        return got[0]
+
+    return answer
+
+
 def _lanes_asked(opts: RunOptions, gpus: int) -> int:
     """How many lanes the options ask for: --workers-per-gpu (default: every core but a few,
     shared over the GPUs) times the GPUs."""
@@ -83,7 +113,12 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
     CPU providers wait for it, so that until then this thread and the pool's own thread have
     the interpreter to themselves. `sequential()`: the providers' results one case after
     another in this process (`ptxconf.app.run`)."""
-    gpus = _gpus_asked(opts)
+    count = _asked_later(opts)
+    if count is not None and opts.proof_cache and importlib.util.find_spec("cupy") is not None:
+        from ptxconf.app.replay_run import run_kept
+
+        run_kept(spec)  # its imports and the code's hash while the driver answers the count
+    gpus = count() if count is not None else _gpus_asked(opts)
     # --gpu off asks nothing of the lanes (whose module imports multiprocessing's machinery)
     lanes = 1 if opts.gpu == "off" or not provs else _lanes_asked(opts, gpus)
     if (opts.gpu == "off" or not provs or lanes <= 1
