@@ -46,7 +46,6 @@ from ptxconf.core.results import Result, Status
 from ptxconf.core.trust import cache_root, read_regular, sign
 from ptxconf.oracle.spec import Spec, spec_sha256
 
-from .digest import answer_digest, answer_parts
 from .runner import map_calls
 
 #: 4: an entry's head (results) and its calls pickled apart, so each is read alone; answers
@@ -130,6 +129,8 @@ class Recorder:
 
     def call(self, name: str, /, *args: Any, timeout_s: float | None = None,
              **kwargs: Any) -> Any:
+        from .digest import answer_digest, answer_parts  # NumPy: only where answers are kept
+
         res = self.inner.call(name, *args, timeout_s=timeout_s, **kwargs)
         if name not in MODULE_CALLS and not name.startswith("device."):
             self.calls.append(Call(name, args, kwargs, timeout_s,
@@ -197,6 +198,8 @@ class Transcripts:
         entry, self.miss = self.entry(provider, ids)
         if entry is None:
             return None
+        from .digest import answer_digest, answer_parts  # NumPy: only where answers are compared
+
         if sess.device is None:
             sess.describe()
         if entry.get("device") != sess.device:
