@@ -204,27 +204,3 @@ def test_a_gpu_count_asked_of_the_driver_is_awaited_only_where_it_is_used(
         failing()
     assert gpu_run._asked_later(RunOptions(gpu="on", gpus="1")) is None
     assert gpu_run._asked_later(RunOptions(gpu="off", gpus="all")) is None
-
-
-def test_a_warm_runs_replay_workers_start_first_and_only_where_it_replays(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    made: list[tuple[Any, int]] = []
-
-    class Pool:
-        def __init__(self, spec: Any, gpus: int) -> None:
-            made.append((spec, gpus))
-
-    kept = [True]
-    monkeypatch.setattr(gpu_run.importlib.util, "find_spec", lambda name: object())
-    monkeypatch.setattr(replay_run, "ReplayPool", Pool)
-    monkeypatch.setattr(replay_run, "run_kept", lambda spec: kept[0])
-    provs = (SimpleNamespace(name="gpu-sweep", gpu=True),)
-    assert isinstance(gpu_run._replay_pool_now(provs, SPEC, RunOptions(gpu="on")), Pool)
-    assert made == [(SPEC, replay_run.REPLAY_GPUS)]
-    for opts in (RunOptions(gpu="off"), RunOptions(gpu="on", proof_cache=False),
-                 RunOptions(gpu="on", workers_per_gpu=1)):
-        assert gpu_run._replay_pool_now(provs, SPEC, opts) is None
-    assert gpu_run._replay_pool_now((), SPEC, RunOptions(gpu="on")) is None
-    kept[0] = False  # a cold run: nothing kept for this code and spec
-    assert gpu_run._replay_pool_now(provs, SPEC, RunOptions(gpu="on")) is None
-    assert len(made) == 1

@@ -62,20 +62,6 @@ def _asked_later(opts: RunOptions) -> Callable[[], int] | None:
     return answer
 
 
-def _replay_pool_now(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions) -> Any:
-    """A warm run's replay workers (`ptxconf.app.replay_run.ReplayPool`), started before
-    anything else of the GPU part: the GPU makes CUDA contexts one at a time (measured on an
-    H100: one 0.30 s, four at once 0.63 s, six 0.87 s), so each tenth of a second they start
-    sooner is one the replay ends sooner. None where this run replays nothing: the GPU off, no
-    CuPy, one probe worker, or no transcripts kept for this code and spec."""
-    if (opts.gpu == "off" or not provs or not opts.proof_cache or opts.workers_per_gpu == 1
-            or importlib.util.find_spec("cupy") is None):
-        return None
-    from ptxconf.app.replay_run import REPLAY_GPUS, ReplayPool, run_kept
-
-    return ReplayPool(spec, REPLAY_GPUS) if run_kept(spec) else None
-
-
 def _lanes_asked(opts: RunOptions, gpus: int) -> int:
     """How many lanes the options ask for: --workers-per-gpu (default: every core but a few,
     shared over the GPUs) times the GPUs."""
@@ -128,14 +114,15 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
     the interpreter to themselves. `sequential()`: the providers' results one case after
     another in this process (`ptxconf.app.run`)."""
     count = _asked_later(opts)
-    pool = _replay_pool_now(provs, spec, opts)  # while the driver answers the count
+    if count is not None and opts.proof_cache and importlib.util.find_spec("cupy") is not None:
+        from ptxconf.app.replay_run import run_kept
+
+        run_kept(spec)  # its imports and the code's hash while the driver answers the count
     gpus = count() if count is not None else _gpus_asked(opts)
     # --gpu off asks nothing of the lanes (whose module imports multiprocessing's machinery)
     lanes = 1 if opts.gpu == "off" or not provs else _lanes_asked(opts, gpus)
     if (opts.gpu == "off" or not provs or lanes <= 1
             or importlib.util.find_spec("cupy") is None):
-        if pool is not None:
-            pool.close(wait=False)
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
         out = sequential()
         sess = ctx.shared.get("gpu.session")
@@ -145,12 +132,9 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
     from ptxconf.app.replay_run import keep_run, run_kept
 
     if opts.proof_cache and run_kept(spec):
-        replayed = _replay_first(provs, spec, opts, sequential, emit, dispatched, gpus, lanes,
-                                 pool)
+        replayed = _replay_first(provs, spec, opts, sequential, emit, dispatched, gpus, lanes)
         if replayed is not None:
             return replayed
-    elif pool is not None:  # its transcripts went since: a cold run
-        pool.close(wait=False)
     planned: dict[str, Any] = {}
     out = _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus, lanes, planned=planned)
     if opts.proof_cache:
@@ -168,11 +152,10 @@ def _ordered(provs: tuple[Provider, ...], results: list[Result]) -> list[Result]
 def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                   sequential: Callable[[], list[Result]],
                   emit: Callable[[Result], None], dispatched: threading.Event, gpus: int,
-                  lanes: int, pool: Any = None) -> list[Result] | None:
+                  lanes: int) -> list[Result] | None:
     """The GPU results of a warm run: every job with a kept transcript replayed from this
-    process (`ptxconf.app.replay_run.replay_first`, on `pool` where its workers were started
-    already), the rest in lanes; None where the replay cannot start (the lanes then run every
-    job, as in a cold run)."""
+    process (`ptxconf.app.replay_run.replay_first`), the rest in lanes; None where the replay
+    cannot start (the lanes then run every job, as in a cold run)."""
     from ptxconf.app import lanes as L
     from ptxconf.app.replay_run import replay_first
 
@@ -185,7 +168,7 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
 
     got = replay_first(spec, provs, lambda i: i not in opts.done and _selected_id(i, opts.only),
                        full=not opts.only and not opts.done, kernel_cache=opts.kernel_cache,
-                       gpus=gpus, emit=emit, started=started, pool=pool)
+                       gpus=gpus, emit=emit, started=started)
     if got is None:
         return None
     if got.rest and not got.results:  # nothing replayed (another device, say): a cold run's

@@ -303,23 +303,18 @@ class FirstReplay:
 
 def replay_first(spec: Spec, provs: Sequence[Any], selected: Callable[[str], bool], *,
                  full: bool, kernel_cache: bool, gpus: int, emit: Callable[[Result], None],
-                 started: Callable[[], None], pool: ReplayPool | None = None
-                 ) -> FirstReplay | None:
+                 started: Callable[[], None]) -> FirstReplay | None:
     """Replay every selected GPU job that has a kept transcript, on at most REPLAY_GPUS of the
-    `gpus` asked for: its workers start at once (`ReplayPool`; `pool`, where the caller started
-    them already, is used and closed here) while the jobs are planned, or, for a `full` run,
-    read from the last full run's record; `started()` once the replay begins. None where a
-    module is not built on this host (the lanes then run every job, compiling as in a cold
-    run)."""
+    `gpus` asked for: its workers start at once (`ReplayPool`) while the jobs are planned, or,
+    for a `full` run, read from the last full run's record; `started()` once the replay
+    begins. None where a module is not built on
+    this host (the lanes then run every job, compiling as in a cold run)."""
     from ptxconf.app import lanes as L
     from ptxconf.gpu.kcache import folder_for
 
     entered = time.perf_counter()
     asked, gpus = gpus, min(gpus, REPLAY_GPUS)
-    if pool is not None and pool.gpus != gpus:
-        pool.close(wait=False)
-        pool = None
-    pool = pool if pool is not None else ReplayPool(spec, gpus)
+    pool = ReplayPool(spec, gpus)
     try:
         folder = folder_for(kernel_cache)
         kept_plan = _kept_plan(spec, folder) if full else None
