@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import early_deselect
 import prewarm
 import pytest
 from loadgroup import batched_scheduler, group_for_xdist
@@ -214,6 +215,21 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         prewarm.rewrite_ahead(prewarm.test_modules(session.config), processes)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[object]:
+    """No cyclic collector passes while collection builds what lives to the end of the run
+    (imports, the spec, the items): each pass walked that growing heap again (about 0.35 s of
+    a worker's 3 s collection); pytest_collection_finish's one pass takes the garbage. (An
+    xdist controller collects nothing: the collector is back on as this returns.)"""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """What collection built (thousands of test items, the spec and the plans the modules hold)
     lives to the end of the run: frozen out of the cyclic collector's passes, which then come
@@ -227,6 +243,24 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 #: Allocations between two passes of the youngest generation (pytest_collection_finish).
 GC_THRESHOLD = 20_000
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pycollect_makeitem(collector: pytest.Module | pytest.Class, name: str,
+                              obj: object) -> list[pytest.Item] | None:
+    """A test function that `-m` deselects by its own marks and its module's is not built at all
+    (`pytest -m "not gpu and not slow"`: the 2,352 GPU cases of test_gpu_cases.py's test_gpu_case;
+    early_deselect.py says why and when this is certain). None: pytest collects it as usual."""
+    return [] if early_deselect.drop_function(collector, name, obj) else None
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> Iterator[None]:
+    """Nor is a parametrization that `-m` deselects by its marks (the slow cases of a sweep),
+    taken out once every id is made (the ids of the others are unchanged)."""
+    result = yield
+    early_deselect.drop_calls(metafunc)
+    return result
 
 
 @pytest.hookimpl(optionalhook=True)
