@@ -81,10 +81,11 @@ class Findings:
 _KEYS = {"name": str, "cases": list, "fields": dict, "explanation": str}
 
 
-#: Findings files that loaded, by (the path as given, sha256 of the bytes): a process that loads
-#: one spec tree many times (in-process commands, the tests) parses its findings once. At most
-#: LOADED_FINDINGS entries, least recently used dropped first.
-_LOADED: OrderedDict[tuple[str, bytes], Findings] = OrderedDict()
+#: The findings of each findings file that loaded, by the sha256 of its bytes (what it holds
+#: does not depend on where it lies: the spec copies the tests edit carry the bundled file), so
+#: a process that loads one tree many times (in-process commands, the tests) parses it once.
+#: At most LOADED_FINDINGS entries, least recently used dropped first.
+_LOADED: OrderedDict[bytes, Mapping[str, Finding]] = OrderedDict()
 LOADED_FINDINGS = 64
 _LOADED_LOCK = threading.Lock()
 
@@ -95,9 +96,9 @@ def forget_findings() -> None:
         _LOADED.clear()
 
 
-def _content_key(path: Path) -> tuple[str, bytes] | None:
-    """(the path as given, sha256 of its bytes) for a regular file within the size limit; None
-    for anything else (loaded, and refused, as it always is)."""
+def _content_key(path: Path) -> bytes | None:
+    """The sha256 of a regular file's bytes within the size limit; None for anything else
+    (loaded, and refused, as it always is)."""
     try:
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
@@ -105,23 +106,23 @@ def _content_key(path: Path) -> tuple[str, bytes] | None:
         raw = Path(path).read_bytes()
     except OSError:
         return None
-    return (str(path), hashlib.sha256(raw).digest()) if len(raw) <= MAX_FILE_BYTES else None
+    return hashlib.sha256(raw).digest() if len(raw) <= MAX_FILE_BYTES else None
 
 
 def load_findings(path: Path) -> Findings:
     """A findings file, checked: each problem a SpecError (`path:line: SPEC-FINDINGS - ...`).
-    A file loaded before with these very bytes at this path is not parsed again."""
+    A file whose very bytes loaded before is not parsed again."""
     key = _content_key(path)
     if key is not None:
         with _LOADED_LOCK:
             known = _LOADED.get(key)
             if known is not None:
                 _LOADED.move_to_end(key)
-                return known
+                return Findings(str(path), known)
     loaded = _load_findings(path)
     if key is not None:
         with _LOADED_LOCK:
-            _LOADED[key] = loaded
+            _LOADED[key] = loaded.by_case
             while len(_LOADED) > LOADED_FINDINGS:
                 _LOADED.popitem(last=False)
     return loaded
