@@ -248,7 +248,8 @@ def tile_offsets_bytes(spec: Spec, q: TileQuery) -> list[list[int]]:
 
     elem = np.add.outer(canonical.layout_values(layout[0], q.mn),
                         canonical.layout_values(layout[1], q.k))
-    offs = canonical.swizzled_offset(elem, bits, swz, sq.swizzle_unit, q.base_offset_bytes)
+    offs = np.asarray(canonical.swizzled_offset(elem, bits, swz, sq.swizzle_unit,
+                                                q.base_offset_bytes), dtype=np.int64)
     sub_byte = bits % canonical.BITS_PER_BYTE != 0
     out: list[list[int]] = (offs // canonical.BITS_PER_BYTE if sub_byte else offs).tolist()
     if not sub_byte:

@@ -207,7 +207,8 @@ def _linear(row: CanonicalLayout, t: int, op: Operand, swizzle: str) -> Linear:
         lay = canonical.instantiate(row, t, m, kk, lbo, sbo)
         rows = canonical.layout_values(lay[0], op.mn)  # lay[0](i) for each i, all at once
         cols = canonical.layout_values(lay[1], op.k)
-        return rows[:, None] + cols[None, :]
+        offsets: np.ndarray = rows[:, None] + cols[None, :]
+        return offsets
 
     base = grid(0, 0)
     # LBO/SBO count elements in the template: one element of step is bits/8 bytes of field.
