@@ -326,3 +326,5 @@ def test_linear_of_mn_128b_steps_lbo_only_past_one_row() -> None:
 def test_linear_is_cached_per_spec_operand_and_mode() -> None:
     assert linear(SPEC, A_K, "64B") is linear(SPEC, A_K, "64B")
     assert linear(SPEC, A_K, "64B") is not linear(SPEC, A_K, "32B")
+    # another load of the same tree (an in-process command's): the same rows, the same split
+    assert linear(Spec(SPEC.root, SPEC.rows), A_K, "64B") is linear(SPEC, A_K, "64B")

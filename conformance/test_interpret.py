@@ -108,6 +108,27 @@ def test_decode_infinities_and_nans(dtype: str, bits: int, want: float) -> None:
     assert np.array_equal(got, np.array([want]), equal_nan=True)
 
 
+@pytest.mark.parametrize("dtype", ["f16", "bf16", "tf32", "e4m3", "e5m2", "f32", "f64"])
+def test_tabled_encodings_are_the_computed_ones(dtype: str) -> None:
+    """Integer arrays are encoded from a table of the type's integers (up to I.TABLED_INTEGERS,
+    past it computed), and raw words of 16 bits or fewer decoded from a table of every word:
+    the bits of the same values given as floats (computed), and, bit for bit, the values of the
+    words decoded one at a time (computed), NaNs and signed zeros included."""
+    top = min(I.exact_limit(SPEC, dtype), I.TABLED_INTEGERS + 64)
+    ints = np.arange(-top, top + 1)
+    bits = I.encode(SPEC, dtype, ints)
+    assert bits.dtype == np.uint64
+    assert np.array_equal(bits, I.encode(SPEC, dtype, ints.astype(np.float64)))
+    assert np.array_equal(I.decode(SPEC, dtype, bits), ints)
+    width = I.element_bits(SPEC, dtype)
+    words = np.arange(0, 1 << min(width, 16), 97, dtype=np.uint64)
+    if width <= 16:  # every word tabled: the all-ones words (NaN or the largest), -0
+        words = np.concatenate([words, np.array([(1 << width) - 1, (1 << (width - 1)) - 1,
+                                                 1 << (width - 1)], dtype=np.uint64)])
+    one_at_a_time = np.array([I.decode(SPEC, dtype, w) for w in words])
+    assert I.decode(SPEC, dtype, words).view(np.uint64).tolist() == one_at_a_time.view(np.uint64).tolist()
+
+
 def test_encode_reads_values_of_any_float_width() -> None:
     # float16 inputs are the same numbers: 1.0 and 3.0 in binary32
     raw = I.encode(SPEC, "f32", np.array([1.0, 3.0], dtype=np.float16))

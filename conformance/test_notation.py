@@ -44,6 +44,19 @@ def test_bindings_bind_ints_to_names_other_than_o(bindings: dict[str, object], n
         parse("8:1", bindings)
 
 
+def test_a_text_with_no_names_bound_is_parsed_once() -> None:
+    """What parse makes is immutable, so a text that binds no names is parsed once a process
+    (the checks parse each row's layout many times); a text with bindings is parsed each time,
+    and a refused text is refused each time."""
+    assert parse("(8,64):(64,1)") is parse("(8,64):(64,1)")
+    assert parse("(8,64):(64,1)") is parse("(8,64):(64,1)", {})
+    assert parse("(8,k):(k,1)", {"k": 64}) == parse("(8,64):(64,1)")
+    assert parse("(8,k):(k,1)", {"k": 64}) is not parse("(8,k):(k,1)", {"k": 64})
+    for _ in range(2):
+        with raises_naming(NotationError, "'k'"):
+            parse("(8,k):(k,1)")
+
+
 def test_an_uppercase_o_is_an_ordinary_name() -> None:
     # Only the lowercase 'o' is the operator: 'O' is an ordinary name, alone or as the name
     # of "2O" (2 times O, as "2k" is 2 times k).

@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("z3", reason="the proofs need z3-solver")
 
-from ptxconf.core.cases import execute
+from ptxconf.core.cases import Case, execute
 from ptxconf.core.results import Result, Status
 from ptxconf.oracle.proofs import claims as claims_mod
 from ptxconf.oracle.proofs import listing
@@ -38,9 +38,13 @@ def spec() -> Spec:
     return default_spec()
 
 
+def _cases(spec: Spec, wanted: tuple[str, ...] = WANTED) -> list[Case]:
+    """The proof cases of a run of `wanted` (every claim's case, made as `check` makes them)."""
+    return proof_cases(spec, timeout_s=TIMEOUT_S, cache=True, workers=0, wanted=set(wanted).__contains__)
+
+
 def _run(spec: Spec, wanted: tuple[str, ...] = WANTED) -> list[Result]:
-    cases = proof_cases(spec, timeout_s=TIMEOUT_S, cache=True, workers=0, wanted=set(wanted).__contains__)
-    return [spec.findings.judge(execute(c)) for c in cases if c.id in wanted]
+    return [spec.findings.judge(execute(c)) for c in _cases(spec, wanted) if c.id in wanted]
 
 
 def _plain(results: list[Result]) -> list[tuple[Any, ...]]:
@@ -128,20 +132,23 @@ def test_a_tampered_listing_is_not_read(spec: Spec, cache_dir: Path, warmed: lis
 
 
 def test_a_wanted_claim_the_cache_does_not_answer_generates_every_claim(
-        spec: Spec, cache_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _run(spec, WANTED[1:])
+        spec: Spec, cache_dir: Path, warmed: list[Result], monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cold run's cache with WANTED[0]'s entry gone (as if it was never proved): making the
+    run's cases generates every claim, none through the listing."""
+    missing = next(r for r in warmed if r.id == WANTED[0])
+    ProofCache(spec)._path(missing.id, missing.fields["statement"], TIMEOUT_S).unlink()
     modules, whole = _generated(monkeypatch)
-    _run(spec)  # WANTED[0] was never proved
+    _cases(spec)
     assert whole == [1]
     assert modules == []
 
 
 def test_a_warm_run_of_plain_proofs_imports_no_claim_module_and_no_numpy(
-        spec: Spec, cache_dir: Path) -> None:
-    """In a fresh interpreter: the cases of two cached proofs, from the listing, with neither
-    the claims' generators nor NumPy imported."""
+        cache_dir: Path, warmed: list[Result]) -> None:
+    """In a fresh interpreter: the cases of two cached proofs (the cold run's), from the
+    listing, with neither the claims' generators nor NumPy imported."""
     wanted = WANTED[1:]
-    cold = _run(spec, wanted)
+    cold = [r for r in warmed if r.id in wanted]
     out = _fresh(wanted, cache_dir, judged=False, also=(
         "'modules': sorted(m for m in sys.modules if m == 'numpy' or m.startswith("
         "('ptxconf.oracle.proofs.claims', 'ptxconf.oracle.proofs.swizzles', "

@@ -291,3 +291,32 @@ def test_a_file_loaded_before_is_not_parsed_again_and_an_edited_one_is(
     cold = load_spec(root)
     assert again.rows == after.rows == cold.rows
     assert len(parsed) == len(spec_mod.spec_files(root)) + 1
+
+
+def test_a_tree_loaded_again_skips_the_whole_tree_rules_until_a_file_changes(
+        scratch: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cross-file, derived and table rules read only the records: a tree whose records passed
+    them before (the same files, the same bytes) is not checked again, and a file edited makes
+    the next load check the tree. A findings file is parsed once for its bytes: loaded again
+    (here or from a copy) its findings are the same objects, edited it is parsed again."""
+    checked: list[str] = []
+    rule = spec_mod.cross_file_errors
+    monkeypatch.setattr(spec_mod, "cross_file_errors",
+                        lambda root, rows: checked.append(root) or rule(root, rows))
+    first = load_spec(scratch)
+    before = len(checked)
+    again = load_spec(scratch)
+    assert len(checked) == before
+    assert again.rows == first.rows
+    assert again.findings == first.findings
+    assert again.findings.by_case is first.findings.by_case
+    assert load_spec(DEFAULT_SPEC_DIR).findings.by_case is first.findings.by_case
+    edited = scratch / TYPES
+    edited.write_text(edited.read_text() + "# an edit that changes no row\n")
+    findings = scratch / "findings.yaml"
+    findings.write_text(findings.read_text() + "# an edit that changes no finding\n")
+    after = load_spec(scratch)
+    assert len(checked) == before + 1
+    assert after.rows == first.rows
+    assert after.findings.by_case is not first.findings.by_case
+    assert after.findings == first.findings

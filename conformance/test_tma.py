@@ -165,6 +165,21 @@ def test_an_mn_major_box_holds_k_along_its_rows() -> None:
     assert tma.compose(SPEC, b, "MN", read).identity
 
 
+@pytest.mark.parametrize("major", ["K", "MN"])
+def test_every_read_address_is_looked_up_as_one_at_a_time(major: str) -> None:
+    """compose looks every int64 read address up at once; addresses of another type go one at a
+    time: both find the same elements, -1 where TMA wrote none (a read past the box, between
+    two elements, twice the same address)."""
+    b = tma.box(SPEC, "64B", "bf16", 16, 32, 0x400)
+    written = tma.write_addresses(SPEC, b)
+    read = np.concatenate([written[::-1, ::2], written[:, ::2] + 1, written[:, :16] + 0x10000])
+    at_once = tma.compose(SPEC, b, major, read).found
+    one_at_a_time = tma.compose(SPEC, b, major, read.astype(np.uint64)).found
+    assert np.array_equal(at_once, one_at_a_time)
+    assert (at_once[16:] == -1).all()
+    assert at_once[0, 0].tolist() == ([15, 0] if major == "K" else [0, 15])
+
+
 def test_the_packing_steps_a_core_matrix_group_and_a_box() -> None:
     """SBO: 8 rows of the mode's pitch (Table 38's atom row: 8 x 16 B for 128B); LBO of a K-major
     swizzled layout its assumed 16 B; without a swizzle the next 16-B column is the next box."""

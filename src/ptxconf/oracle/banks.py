@@ -242,17 +242,16 @@ def tile_offsets_bytes(spec: Spec, q: TileQuery) -> list[list[int]]:
                              q.base_offset_bytes, q.swizzle_unit or "bytes")
     layout, swz, bits = canonical.element_layout(spec, sq)
     swz = swz if q.swizzled else NO_SWIZZLE
-    # A canonical layout is ((MN...),(K...)): offset(i, j) = MN mode(i) + K mode(j).
-    mn_offs = [layout[0](i) for i in range(q.mn)]
-    k_offs = [layout[1](j) for j in range(q.k)]
+    # A canonical layout is ((MN...),(K...)): offset(i, j) = MN mode(i) + K mode(j), every
+    # element at once (swizzled_offset takes arrays: smem_offsets_array's evaluation).
+    import numpy as np  # here, not at the top: a warm run answered from the caches needs none
+
+    elem = np.add.outer(canonical.layout_values(layout[0], q.mn),
+                        canonical.layout_values(layout[1], q.k))
+    offs = np.asarray(canonical.swizzled_offset(elem, bits, swz, sq.swizzle_unit,
+                                                q.base_offset_bytes), dtype=np.int64)
     sub_byte = bits % canonical.BITS_PER_BYTE != 0
-    out = []
-    for a in mn_offs:
-        row = []
-        for b in k_offs:
-            off = canonical.swizzled_offset(a + b, bits, swz, sq.swizzle_unit, q.base_offset_bytes)
-            row.append(off // canonical.BITS_PER_BYTE if sub_byte else off)
-        out.append(row)
+    out: list[list[int]] = (offs // canonical.BITS_PER_BYTE if sub_byte else offs).tolist()
     if not sub_byte:
         flat = [o for r in out for o in r]
         if len(set(flat)) != len(flat):

@@ -10,6 +10,11 @@ the spec tree (`FINDINGS_NAME`), or `--findings FILE` names another.
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
+import stat
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -76,8 +81,55 @@ class Findings:
 _KEYS = {"name": str, "cases": list, "fields": dict, "explanation": str}
 
 
+#: The findings of each findings file that loaded, by the sha256 of its bytes (what it holds
+#: does not depend on where it lies: the spec copies the tests edit carry the bundled file), so
+#: a process that loads one tree many times (in-process commands, the tests) parses it once.
+#: At most LOADED_FINDINGS entries, least recently used dropped first.
+_LOADED: OrderedDict[bytes, Mapping[str, Finding]] = OrderedDict()
+LOADED_FINDINGS = 64
+_LOADED_LOCK = threading.Lock()
+
+
+def forget_findings() -> None:
+    """Empty the memory of loaded findings files (a cold load parses them again)."""
+    with _LOADED_LOCK:
+        _LOADED.clear()
+
+
+def _content_key(path: Path) -> bytes | None:
+    """The sha256 of a regular file's bytes within the size limit; None for anything else
+    (loaded, and refused, as it always is)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_FILE_BYTES:
+            return None
+        raw = Path(path).read_bytes()
+    except OSError:
+        return None
+    return hashlib.sha256(raw).digest() if len(raw) <= MAX_FILE_BYTES else None
+
+
 def load_findings(path: Path) -> Findings:
-    """A findings file, checked: each problem a SpecError (`path:line: SPEC-FINDINGS - ...`)."""
+    """A findings file, checked: each problem a SpecError (`path:line: SPEC-FINDINGS - ...`).
+    A file whose very bytes loaded before is not parsed again."""
+    key = _content_key(path)
+    if key is not None:
+        with _LOADED_LOCK:
+            known = _LOADED.get(key)
+            if known is not None:
+                _LOADED.move_to_end(key)
+                return Findings(str(path), known)
+    loaded = _load_findings(path)
+    if key is not None:
+        with _LOADED_LOCK:
+            _LOADED[key] = loaded.by_case
+            while len(_LOADED) > LOADED_FINDINGS:
+                _LOADED.popitem(last=False)
+    return loaded
+
+
+def _load_findings(path: Path) -> Findings:
+    """`load_findings`' parse and checks."""
     shown = str(path)
 
     def error(line: int, message: str) -> SpecError:

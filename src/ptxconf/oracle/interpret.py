@@ -148,12 +148,37 @@ def _float_decode(raw: np.ndarray, dtype: str, width: int,
     return sign * val
 
 
+#: The largest |integer| a float type's encodings are tabled for (`_tables`).
+TABLED_INTEGERS = 4096
+
+
+@functools.lru_cache(maxsize=64)
+def _tables(width: int, fmt: facts.FloatFormat) -> tuple[np.ndarray | None, int, np.ndarray | None]:
+    """(the bits of the integers -L..L, L, the value of every raw word) of a float format, each
+    made by _float_encode / _float_decode (None where it would be too big, or an integer in
+    range does not encode): encode and decode look values up elementwise in them."""
+    lim = min(1 << (fmt.mantissa_bits + 1), TABLED_INTEGERS)
+    try:
+        ints = _float_encode(np.arange(-lim, lim + 1), "", width, fmt)
+    except ValueError:
+        ints = None
+    words = (_float_decode(np.arange(1 << width, dtype=np.uint64), "", width, fmt)
+             if width <= 16 else None)
+    return ints, lim, words
+
+
 def encode(spec: Spec, dtype: str, values: np.ndarray | Sequence[int] | int) -> np.ndarray:
     """Raw bits (uint64) of exact values in a type; ValueError where a value does not fit."""
     kind, bits = element_kind(spec, dtype), element_bits(spec, dtype)
     v = np.asarray(values)
     if kind == "float":
-        return _float_encode(v, dtype, bits, facts.float_format(spec, dtype))
+        fmt = facts.float_format(spec, dtype)
+        if v.dtype.kind in "iu" and v.ndim and v.size:  # integers: looked up where tabled
+            ints, lim, _ = _tables(bits, fmt)
+            if ints is not None and -lim <= v.min() and v.max() <= lim:
+                found: np.ndarray = ints[v.astype(np.int64) + lim]
+                return found
+        return _float_encode(v, dtype, bits, fmt)
     iv = v.astype(np.int64)
     if not np.array_equal(iv, v):
         raise ValueError(f"{dtype}: non-integer values")
@@ -169,7 +194,9 @@ def decode(spec: Spec, dtype: str, raw: np.ndarray) -> np.ndarray:
     kind, bits = element_kind(spec, dtype), element_bits(spec, dtype)
     r = np.asarray(raw).astype(np.uint64) & np.uint64((1 << bits) - 1)
     if kind == "float":
-        return _float_decode(r, dtype, bits, facts.float_format(spec, dtype))
+        fmt = facts.float_format(spec, dtype)
+        words = _tables(bits, fmt)[2] if r.ndim else None
+        return words[r] if words is not None else _float_decode(r, dtype, bits, fmt)
     iv = r.astype(np.int64)
     if kind == "signed":
         iv = np.where(iv >= 1 << (bits - 1), iv - (1 << bits), iv)

@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ptxconf.oracle import records, spec_cache
-from ptxconf.oracle.findings import FINDINGS_NAME, Findings, load_findings, spec_findings
+from ptxconf.oracle.findings import (
+    FINDINGS_NAME,
+    Findings,
+    forget_findings,
+    load_findings,
+    spec_findings,
+)
 from ptxconf.oracle.lint import RULES, RawDocument, SpecError
 from ptxconf.oracle.lint.base import RawRow
 from ptxconf.oracle.lint.derived import derived_errors
@@ -212,11 +218,9 @@ def _load_spec(root: Path | str | None, kept: bool) -> tuple[Spec, str]:
     root = Path(root) if root is not None else DEFAULT_SPEC_DIR
     if not root.is_dir():
         raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "spec directory not found")])
-    files = spec_files(root)
+    files, strays = _walk(root)
     if not files:
         raise SpecErrors([SpecError(str(root), 0, "SPEC-SOURCE", "no *.yaml files found")])
-    strays = [p for p in sorted(root.rglob("*")) if p.is_file() and p.suffix not in (".yaml", ".md")
-              and not _passed_over(p, root)]
     if strays:
         raise SpecErrors([SpecError(str(p), 1, "SPEC-SOURCE", "only *.yaml spec files (and *.md "
                                     "notes) belong in a spec tree; this one would be ignored")
@@ -224,17 +228,71 @@ def _load_spec(root: Path | str | None, kept: bool) -> tuple[Spec, str]:
     errors: list[SpecError] = []
     rows: list[records.Row] = []
     tree = hashlib.sha256()
+    keys: list[tuple[str, bytes] | None] = []
+    parts: list[tuple[records.Row, ...]] = []
     for path in files:
-        built, errs = _file_rows(path, root, kept, tree)
+        built, errs = _file_rows(path, root, kept, tree, keys)
         errors.extend(errs)
         rows.extend(built)
-    if not errors:
+        parts.append(built)
+    if not errors and not _verified_before(keys, parts):
         errors = cross_file_errors(str(root), rows) + _missing_kinds(root, rows)
-    if not errors:
-        errors = derived_errors(str(root), rows) + table_errors(str(root), rows)
+        if not errors:
+            errors = derived_errors(str(root), rows) + table_errors(str(root), rows)
+        if not errors:
+            _remember_verified(keys, parts)
     if errors:
         raise SpecErrors(errors)
     return Spec(root, tuple(rows)), tree.hexdigest()
+
+
+def _walk(root: Path) -> tuple[list[Path], list[Path]]:
+    """(`spec_files(root)`, the files a spec tree may not hold: neither *.yaml nor *.md, hidden
+    ones passed over), sorted, from one walk of the tree."""
+    files: list[Path] = []
+    strays: list[Path] = []
+    top = len(root.parts)  # every path rglob yields starts with root's parts
+    for p in sorted(root.rglob("*")):
+        rel = p.parts[top:]
+        if any(part.startswith(".") or part == "__pycache__" for part in rel) or not p.is_file():
+            continue  # passed over (`_passed_over`), or not a file
+        if p.suffix not in (".yaml", ".md"):
+            strays.append(p)
+        if p.name.endswith(".yaml") and rel != (FINDINGS_NAME,):
+            files.append(p)
+    return files, strays
+
+
+#: The trees whose records passed the cross-file, derived and table rules, by the key of each
+#: file (`_PARSED`'s: relative path and sha256), with the very record tuples they were checked
+#: on: those rules read only the records, so a load that builds the same records (the same
+#: objects, from `_PARSED`) skips them. In-process commands and tests load one tree many times.
+#: At most VERIFIED_TREES entries, least recently used dropped first.
+_VERIFIED: OrderedDict[tuple[tuple[str, bytes] | None, ...], tuple[tuple[records.Row, ...], ...]] = (
+    OrderedDict())
+VERIFIED_TREES = 64
+
+
+def _verified_before(keys: list[tuple[str, bytes] | None],
+                     parts: list[tuple[records.Row, ...]]) -> bool:
+    """Whether these very records (file by file) passed every whole-tree rule before."""
+    with _PARSED_LOCK:
+        seen = _VERIFIED.get(tuple(keys))
+        if seen is None or len(seen) != len(parts) or any(
+                a is not b for a, b in zip(seen, parts, strict=True)):
+            return False
+        _VERIFIED.move_to_end(tuple(keys))
+        return True
+
+
+def _remember_verified(keys: list[tuple[str, bytes] | None],
+                       parts: list[tuple[records.Row, ...]]) -> None:
+    if None in keys:
+        return
+    with _PARSED_LOCK:
+        _VERIFIED[tuple(keys)] = tuple(parts)
+        while len(_VERIFIED) > VERIFIED_TREES:
+            _VERIFIED.popitem(last=False)
 
 
 #: The records of files that passed every rule, by (path relative to the spec root, sha256 of
@@ -249,17 +307,22 @@ _PARSED_LOCK = threading.Lock()
 
 
 def forget_parsed_files() -> None:
-    """Empty the parsed-file memory (`ptxconf bench` times a cold parse so)."""
+    """Empty the parsed-file memory, and what it let a load skip (`ptxconf bench` times a cold
+    parse so)."""
     with _PARSED_LOCK:
         _PARSED.clear()
+        _VERIFIED.clear()
+    forget_findings()
 
 
-def _file_rows(path: Path, root: Path, kept: bool = False, tree: Any = None
+def _file_rows(path: Path, root: Path, kept: bool = False, tree: Any = None,
+               keys: list[tuple[str, bytes] | None] | None = None
                ) -> tuple[tuple[records.Row, ...], list[SpecError]]:
     """One file's records, or its errors (none then): from memory where this very text at this
     relative path was loaded before, else (`kept`) from the cache folder where it passed every
     rule before, else parsed and linted (lint_file). `tree`: a sha256 the file's relative path
-    and bytes are added to (`spec_sha256`)."""
+    and bytes are added to (`spec_sha256`); `keys`: a list the file's key (relative path and
+    sha256; None where it cannot be read) is appended to."""
     rel = path.relative_to(root).as_posix()
     try:
         raw = path.read_bytes()
@@ -268,6 +331,8 @@ def _file_rows(path: Path, root: Path, kept: bool = False, tree: Any = None
             tree.update(rel.encode() + b"\0" + raw)
     except OSError:  # lint_file says why it cannot be read
         key = None
+    if keys is not None:
+        keys.append(key)
     known = None
     if key is not None:
         with _PARSED_LOCK:

@@ -383,14 +383,26 @@ def operand_coords(b: Box, major: str) -> tuple[int, int]:
 
 
 def compose(spec: Spec, b: Box, major: str, read: np.ndarray) -> Pairing:
-    """The box element each read address holds (`read`: absolute addresses [mn, k])."""
+    """The box element each read address holds (`read`: absolute addresses [mn, k]; where TMA
+    wrote two elements at one address, the later in (row, col) order)."""
     written = write_addresses(spec, b)
-    where = {int(a): (r, c) for (r, c), a in np.ndenumerate(written)}
     found = np.full((*read.shape, 2), -1, dtype=np.int64)
+    if read.ndim == 2 and read.dtype.kind == written.dtype.kind == "i" and written.size:
+        # every read address at once: the written addresses sorted (stably, so the last of
+        # equal ones is the one written last), each read address's last match found by bisection
+        flat = written.ravel()
+        order = np.argsort(flat, kind="stable")
+        keys = flat[order]
+        at = np.maximum(np.searchsorted(keys, read, side="right") - 1, 0)
+        hit = keys[at] == read
+        r, c = np.divmod(order[at], written.shape[1])
+        found[hit] = np.stack((r, c) if major == "K" else (c, r), axis=-1)[hit]
+        return Pairing(b, major, read, found)
+    where = {int(a): (r, c) for (r, c), a in np.ndenumerate(written)}
     for (i, j), a in np.ndenumerate(read):
-        hit = where.get(int(a))
-        if hit is not None:
-            found[i, j] = hit if major == "K" else hit[::-1]
+        hit_at = where.get(int(a))
+        if hit_at is not None:
+            found[i, j] = hit_at if major == "K" else hit_at[::-1]
     return Pairing(b, major, read, found)
 
 

@@ -31,6 +31,7 @@ A value CuTe DSL knows only at run time prints as ``?``: refused, at its column.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -264,7 +265,16 @@ def parse(text: str, bindings: Mapping[str, int] | None = None) -> Parsed:
     """Parse CuTe notation into a Layout, ComposedLayout or Swizzle (see the module docstring)."""
     if not isinstance(text, str):
         raise NotationError(f"expected text, got {type(text).__name__}")
-    return _Parser(text, bindings or {}).top()
+    if not bindings:
+        return _parse_unbound(text)
+    return _Parser(text, bindings).top()
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_unbound(text: str) -> Parsed:
+    """`parse` of a text that binds no names, made once a text (what it makes is immutable; the
+    checks parse each spec row's layout many times)."""
+    return _Parser(text, {}).top()
 
 
 # --- what CuTe prints around a layout ----------------------------------------------------------

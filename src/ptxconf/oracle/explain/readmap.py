@@ -25,7 +25,7 @@ import numpy as np
 from ptxconf.oracle import banks, canonical
 from ptxconf.oracle.algebra.swizzle import Swizzle
 from ptxconf.oracle.descriptor import descriptor_format
-from ptxconf.oracle.records import BaseOffsetRule, ByteOffsetDefinition
+from ptxconf.oracle.records import BaseOffsetRule, ByteOffsetDefinition, CanonicalLayout
 from ptxconf.oracle.spec import Spec
 
 from .operand import Operand
@@ -199,18 +199,16 @@ class Linear:
 
 
 @functools.lru_cache(maxsize=256)
-def _linear(spec_id: int, op: Operand, swizzle: str) -> Linear:
-    spec = _SPECS[spec_id]
-    row = canonical.canonical_row(spec, op.major, swizzle)
-    t = canonical.t_elems(spec, op.dtype)
+def _linear(row: CanonicalLayout, t: int, op: Operand, swizzle: str) -> Linear:
     m, kk = canonical.covering_repeats(row, t, op.mn, op.k)
     per = op.bits // canonical.BITS_PER_BYTE
 
     def grid(lbo: int, sbo: int) -> np.ndarray:
         lay = canonical.instantiate(row, t, m, kk, lbo, sbo)
-        rows = np.asarray([lay[0](i) for i in range(op.mn)], dtype=np.int64)
-        cols = np.asarray([lay[1](j) for j in range(op.k)], dtype=np.int64)
-        return rows[:, None] + cols[None, :]
+        rows = canonical.layout_values(lay[0], op.mn)  # lay[0](i) for each i, all at once
+        cols = canonical.layout_values(lay[1], op.k)
+        offsets: np.ndarray = rows[:, None] + cols[None, :]
+        return offsets
 
     base = grid(0, 0)
     # LBO/SBO count elements in the template: one element of step is bits/8 bytes of field.
@@ -219,13 +217,12 @@ def _linear(spec_id: int, op: Operand, swizzle: str) -> Linear:
     return Linear(swizzle, base * per, lbo_steps, sbo_steps, canonical.row_swizzle(row))
 
 
-_SPECS: dict[int, Spec] = {}
-
-
 def linear(spec: Spec, op: Operand, swizzle: str) -> Linear:
-    """The operand's canonical layout in a swizzle mode, split for the search (cached)."""
-    _SPECS[id(spec)] = spec
-    return _linear(id(spec), op, swizzle)
+    """The operand's canonical layout in a swizzle mode, split for the search (cached by what
+    it is made of: the mode's canonical row, T and the operand, so specs that share the row,
+    as the loads of one tree do, share the split)."""
+    row = canonical.canonical_row(spec, op.major, swizzle)
+    return _linear(row, canonical.t_elems(spec, op.dtype), op, swizzle)
 
 
 # --- is it an operand? -------------------------------------------------------------------------
