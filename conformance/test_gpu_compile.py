@@ -9,6 +9,7 @@ no GPU. Skips (with the reason) only where those wheels are missing.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -184,6 +185,21 @@ def test_ptx_name_example() -> None:
 def test_parse_rejects(bad: str) -> None:
     with pytest.raises(ValueError, match="not a dense wgmma|goes with .b1 operands only|not a type in"):
         parse_wgmma(SPEC, bad)
+
+
+def test_with_n_is_the_variant_replace_makes() -> None:
+    """with_n is replace(v, n=n) (every other field as it was, facts included), refusing an N
+    that is not positive as construction does."""
+    for v in FAMILIES:
+        for n in (1, 136, 256):
+            other = v.with_n(n)
+            assert (other, repr(other), other.isa) == (dataclasses.replace(v, n=n),
+                                                      repr(dataclasses.replace(v, n=n)), v.isa)
+    v = FAMILIES[0]
+    with pytest.raises(ValueError, match=re.escape(f"must be positive, got {v.m}, 0, {v.k}")) as made:
+        dataclasses.replace(v, n=0)
+    with pytest.raises(ValueError, match=f"^{re.escape(str(made.value))}$"):
+        v.with_n(0)
 
 
 def test_trans_only_where_spelled() -> None:

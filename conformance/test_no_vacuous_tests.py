@@ -142,9 +142,13 @@ def vacuous_tests(source: str) -> list[tuple[int, str]]:
     tree = ast.parse(source)
     found = []
     for fn in _test_functions(tree):
-        checks = [c for stmt in fn.body for c in _checks(stmt, TOP)]
-        checking = any(kind not in PYTEST_STOPS for kind, _ in checks)
-        if checking and not any(_top_level(kind, under) for kind, under in checks):
+        checking = top_level = False  # walked until both are known (most tests: the first assert)
+        for kind, under in (c for stmt in fn.body for c in _checks(stmt, TOP)):
+            checking = checking or kind not in PYTEST_STOPS
+            top_level = top_level or _top_level(kind, under)
+            if checking and top_level:
+                break
+        if checking and not top_level:
             found.append((fn.lineno, fn.name))
     return found
 

@@ -35,6 +35,24 @@ def _load(root: Path, kept: bool = True) -> spec_mod.Spec:
     return load_spec(root, kept=kept)
 
 
+@pytest.fixture(scope="module")
+def kept_entries(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache folder a cold load of the bundled spec filled (entries are keyed by a file's
+    path in its tree and its bytes, so they answer any copy of it), made once a module."""
+    folder = tmp_path_factory.mktemp("kept")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("PTXCONF_CACHE_DIR", str(folder / "cache"))
+        _load(shutil.copytree(DEFAULT_SPEC_DIR, folder / "spec"))
+    return folder / "cache"
+
+
+@pytest.fixture
+def kept_tree(tree: Path, kept_entries: Path) -> Path:
+    """`tree` whose cache holds every file's entry, as a load of it leaves the cache."""
+    shutil.copytree(kept_entries, spec_cache.cache_dir().parent)
+    return tree
+
+
 def test_a_second_load_lints_nothing_and_builds_the_same_rows(tree: Path, linted: list[str]) -> None:
     cold = _load(tree)
     assert len(linted) == len(spec_mod.spec_files(tree))
@@ -45,7 +63,8 @@ def test_a_second_load_lints_nothing_and_builds_the_same_rows(tree: Path, linted
     assert spec_sha256(warm) == spec_mod._tree_sha256(tree)
 
 
-def test_an_edited_file_is_linted_again(tree: Path, linted: list[str]) -> None:
+def test_an_edited_file_is_linted_again(kept_tree: Path, linted: list[str]) -> None:
+    tree = kept_tree
     _load(tree)
     edited = tree / "wgmma" / "swizzle_atoms.yaml"
     edited.write_text(edited.read_text() + "# an edit that changes no row\n")
@@ -54,7 +73,8 @@ def test_an_edited_file_is_linted_again(tree: Path, linted: list[str]) -> None:
     assert linted == ["wgmma/swizzle_atoms.yaml"]
 
 
-def test_a_file_with_a_problem_says_the_same_with_or_without_the_cache(tree: Path) -> None:
+def test_a_file_with_a_problem_says_the_same_with_or_without_the_cache(kept_tree: Path) -> None:
+    tree = kept_tree
     _load(tree)
     bad = tree / "wgmma" / "swizzle_atoms.yaml"
     bad.write_text(bad.read_text().replace("kind:", "kind: nonsense\nkindx:", 1))
@@ -94,8 +114,9 @@ def _entry(tree: Path, rel: str) -> Path:
 
 
 @pytest.mark.parametrize("spoil", ["value", "shape", "lines", "symlink", "folder"])
-def test_a_spoiled_entry_is_not_used(tree: Path, linted: list[str], plant: Callable[[Path, str, str], None],
-                                     spoil: str) -> None:
+def test_a_spoiled_entry_is_not_used(kept_tree: Path, linted: list[str],
+                                     plant: Callable[[Path, str, str], None], spoil: str) -> None:
+    tree = kept_tree
     cold = _load(tree)
     rel = "wgmma/swizzle_atoms.yaml"
     path = _entry(tree, rel)

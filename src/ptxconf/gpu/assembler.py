@@ -37,7 +37,7 @@ from .build import (
     nvrtc_version,
 )
 from .kcache import Module, cache_dir, module_key
-from .variants import WgmmaVariant
+from .variants import IsaFacts, WgmmaVariant
 
 _TAG = re.compile(r"\bw(\d+)d0\b")
 _ERROR_LINE = re.compile(r"line (\d+);")
@@ -58,7 +58,15 @@ def witness_block(v: WgmmaVariant, tag: int) -> str:
 
 def _block_text(v: WgmmaVariant) -> str:
     """`witness_block`'s text with _MARK where the tag goes (the register lists from
-    `_registers`)."""
+    `_registers`), made once a form and spec facts: the sweeps of the specs a process loads
+    spell the same forms again (about 10 us a block)."""
+    return _form_text(v, v.facts)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _form_text(v: WgmmaVariant, isa: IsaFacts) -> str:
+    """`_block_text` of a form under these facts (the text reads nothing else: `v` stands for
+    every variant equal to it, which shares its fields and, as `isa`, its facts)."""
     regs = f".reg .b32 {_MARK}d<{v.nreg_d}>; .reg .pred {_MARK}p; "
     a: str | list[str] = "%0"
     if v.a_from_regs:

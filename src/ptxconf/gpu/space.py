@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TypeVar
 
 from ptxconf.oracle.instructions import valid_n_for
@@ -46,7 +46,7 @@ def _wgmma_variants(spec: Spec) -> tuple[WgmmaVariant, ...]:
         forms = [f for f in wgmma_families(spec)
                  if (f.k, f.dtype, f.atype, f.btype) == (row.k_elems, row.dtype, row.atype,
                                                           row.btype)]
-        out += [replace(f, n=n) for n in ns for f in forms]
+        out += [f.with_n(n) for n in ns for f in forms]
     return tuple(out)
 
 
