@@ -225,13 +225,12 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None],
     GPU providers in a thread of their own (and their lanes' processes), the CPU providers
     beside them once the GPU jobs are handed out. Results come back in registry order.
     `meanwhile`: work this thread does while it waits on the GPU providers (the report's,
-    `ptxconf.app.report_ahead`), called until it says it found none (0) between waits."""
+    `ptxconf.app.report_ahead`), called between waits; the next wait is short after a call
+    that found work (it returns how much)."""
     lock = threading.Lock()
-    so_far: list[Result] = []
 
     def emit(r: Result) -> None:
         with lock:
-            so_far.append(r)
             on_result(r)
 
     provs = providers(opts)
@@ -264,10 +263,6 @@ def run_all(spec: Spec, opts: RunOptions, on_result: Callable[[Result], None],
         while not dispatched.wait(0.2):
             interrupts.check()
         cpu_out = _beside(cpu, spec, opts, ctx, emit)
-        if thread.is_alive() and meanwhile is None:  # else the caller's work warms the report
-            with lock:
-                done = list(so_far)
-            _prepare_report(spec, done)
         while thread.is_alive():
             busy = meanwhile is not None and _between_waits(meanwhile)
             thread.join(0.02 if busy else 0.2)
@@ -294,19 +289,6 @@ def _between_waits(work: Callable[[], int]) -> bool:
         return work() > 0
     finally:
         sys.setswitchinterval(before)
-
-
-def _prepare_report(spec: Spec, done: list[Result]) -> None:
-    """What writing the report needs, made ready while the GPU lanes still run: the page drawn
-    once for the results so far (its template compiled, its drawing code imported, the oracle's
-    answers and the pictures of those results made and kept) and thrown away. A failure here
-    is the report writer's to tell."""
-    try:
-        from ptxconf.app.report_html import html_report
-
-        html_report(done, {}, spec)
-    except Exception:  # noqa: BLE001 - the writer meets the same problem and reports it
-        pass
 
 
 def run_meta(spec: Spec, opts: RunOptions) -> dict[str, Any]:
