@@ -13,16 +13,13 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ptxconf.app.providers import provider
 from ptxconf.core.cases import execute
 from ptxconf.core.context import RunContext
 from ptxconf.core.results import Result
 from ptxconf.oracle.spec import Spec, load_spec
-
-if TYPE_CHECKING:
-    pass
 
 #: How many probe processes a GPU's lanes share (`ptxconf.gpu.probe_server`), instead of a
 #: probe worker each. Measured on an H100, warm, 12 lanes replaying their transcripts: 12

@@ -58,7 +58,6 @@ class Ahead:
         template compiled, its drawing code imported, the oracle's answers and the pictures of
         these results made and kept for the page written later. A failure here is the
         writer's to tell (it meets the same problem)."""
-        # the writer meets the same problem and reports it
         with contextlib.suppress(Exception):
             html_report(reproduced, {}, self.spec, reproduced=True, ahead=self)
 

@@ -162,7 +162,6 @@ def _columns(text: str) -> str:
                      if len(row) > 1 else row[0] for row in cells)
 
 
-
 # --- pictures -----------------------------------------------------------------------------------
 
 
@@ -359,11 +358,10 @@ def html_report(results: list[Result], meta: dict[str, Any], spec: Spec | None =
                 first = ahead.first_oracle(r) if ahead else first_oracle(r)
                 layout = None if first is None else layout_key(first)
                 if first is not None and layout is not None and layout not in seen_layouts:
-                    cmd = first
                     seen_layouts.add(layout)
                     # a shared-memory layout links to its reference picture
-                    ref = (pics.reference(layout) if cmd.startswith("ptxconf oracle smem")
-                           else None) or pics.oracle(r.id, cmd)
+                    ref = (pics.reference(layout) if first.startswith("ptxconf oracle smem")
+                           else None) or pics.oracle(r.id, first)
                     if ref is not None:
                         fam_pics.setdefault(ref.picture.pid, (ref, []))[1].append(layout)
                 cases.append(v)
