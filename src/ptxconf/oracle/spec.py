@@ -137,14 +137,13 @@ def _tree_sha256(root: Path) -> str:
 def spec_files(root: Path) -> list[Path]:
     """The YAML files of a spec directory that hold rows, sorted (hidden files and folders
     passed over, and the tree's findings file)."""
-    return sorted(p for p in root.rglob("*.yaml") if p.is_file() and not _passed_over(p, root)
-                  and p.relative_to(root).as_posix() != FINDINGS_NAME)
+    return _walk(root)[0]
 
 
-def _passed_over(path: Path, root: Path) -> bool:
-    """A file no spec tree holds: hidden (a name starting with '.', or inside a hidden folder
-    such as .git/) or compiled Python (__pycache__)."""
-    parts = path.relative_to(root).parts
+def _passed_over(parts: tuple[str, ...]) -> bool:
+    """Whether a file, by its path's parts below the spec root, is one no spec tree holds:
+    hidden (a name starting with '.', or inside a hidden folder such as .git/) or compiled
+    Python (__pycache__)."""
     return any(part.startswith(".") or part == "__pycache__" for part in parts)
 
 
@@ -247,15 +246,16 @@ def _load_spec(root: Path | str | None, kept: bool) -> tuple[Spec, str]:
 
 
 def _walk(root: Path) -> tuple[list[Path], list[Path]]:
-    """(`spec_files(root)`, the files a spec tree may not hold: neither *.yaml nor *.md, hidden
-    ones passed over), sorted, from one walk of the tree."""
+    """(the YAML files that hold rows, the files a spec tree may not hold: neither *.yaml nor
+    *.md), sorted, from one walk of the tree; hidden ones passed over (`_passed_over`), and
+    the tree's findings file is no rows' file."""
     files: list[Path] = []
     strays: list[Path] = []
     top = len(root.parts)  # every path rglob yields starts with root's parts
     for p in sorted(root.rglob("*")):
         rel = p.parts[top:]
-        if any(part.startswith(".") or part == "__pycache__" for part in rel) or not p.is_file():
-            continue  # passed over (`_passed_over`), or not a file
+        if _passed_over(rel) or not p.is_file():
+            continue
         if p.suffix not in (".yaml", ".md"):
             strays.append(p)
         if p.name.endswith(".yaml") and rel != (FINDINGS_NAME,):
