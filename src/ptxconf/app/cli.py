@@ -125,7 +125,23 @@ def verify_seed(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    """Run everything, write reports, print the summary."""
+    """Run everything, write reports, print the summary. A run that may replay kept GPU
+    transcripts forks the replay's workers first (`ptxconf.app.replay_prefork`; not where
+    $PTXCONF_REPLAY_PREFORK is 0), while it is one thread; they are let go however the run
+    ends."""
+    if args.gpu != "off" and not args.no_cache and os.environ.get("PTXCONF_REPLAY_PREFORK") != "0":
+        from ptxconf.app import replay_prefork
+        from ptxconf.app.replay_run import replay_workers
+
+        replay_prefork.prefork(*replay_workers())
+    try:
+        return _check(args)
+    finally:
+        if (early := sys.modules.get("ptxconf.app.replay_prefork")) is not None:
+            early.release()
+
+
+def _check(args: argparse.Namespace) -> int:
     from ptxconf.app.progress import progress
     from ptxconf.app.report import check_writable, write_reports
     from ptxconf.app.report_ahead import Ahead

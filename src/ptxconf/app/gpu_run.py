@@ -6,6 +6,7 @@ warm run's transcripts replayed first (`ptxconf.app.replay_run`) and the jobs le
 from __future__ import annotations
 
 import importlib.util
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -124,14 +125,19 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
     if (opts.gpu == "off" or not provs or lanes <= 1
             or importlib.util.find_spec("cupy") is None):
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
+        if (early := sys.modules.get("ptxconf.app.replay_prefork")) is not None:
+            early.release()  # no replay in this process: the workers forked for it go
         out = sequential()
         sess = ctx.shared.get("gpu.session")
         if sess is not None and sess.built:
             opts.extra["kernels"] = kernel_note(sess.built, sess.build_seconds)
         return out
+    from ptxconf.app import replay_prefork
     from ptxconf.app.replay_run import keep_run, run_kept
 
-    if opts.proof_cache and run_kept(spec):
+    warm = opts.proof_cache and run_kept(spec)
+    replay_prefork.decide(warm)  # the replay workers forked as the run began make contexts now
+    if warm:
         replayed = _replay_first(provs, spec, opts, sequential, emit, dispatched, gpus, lanes)
         if replayed is not None:
             return replayed

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ptxconf.app import replay_prefork
 from ptxconf.app.lane import Job, _may_fault
 from ptxconf.app.replay_routing import Routed
 from ptxconf.core import interrupts
@@ -81,9 +82,10 @@ class Replayed:
 
 
 class ReplayPool:
-    """The replay's probe workers, started at once (forked from the lanes' fork server, which
-    has imported ptxconf and CuPy; each starts CUDA as it comes up) while the caller plans:
-    per GPU, `replay_workers()` for the bulk replay and for the jobs that may fault."""
+    """The replay's probe workers, started at once while the caller plans: per GPU,
+    `replay_workers()` for the bulk replay and for the jobs that may fault. Those the run forked
+    as it began (`ptxconf.app.replay_prefork`) are taken; else they are forked from the lanes'
+    fork server, which has imported ptxconf and CuPy (each starts CUDA as it comes up)."""
 
     def __init__(self, spec: Spec, gpus: int = 1) -> None:
         from ptxconf.app.lanes import lane_context
@@ -94,12 +96,21 @@ class ReplayPool:
         self.gpus = max(1, gpus)
         ctx = lane_context()
         n_bulk, n_faulting = replay_workers()
-        self.runners: dict[tuple[int, str], list[Any]] = {
-            (g, kind): [ProbeRunner(timeout_s=PROBE_TIMEOUT_S, start_timeout_s=START_TIMEOUT_S,
-                                    device=g, warm_call="device.warm", context=ctx)
-                        for _ in range(count)]
-            for g in range(self.gpus) for kind, count in (("bulk", n_bulk),
-                                                           ("faulting", n_faulting))}
+        forked = replay_prefork.take() if self.gpus == 1 else None
+        self._forked = forked is not None
+        if forked is not None:  # forked as the run began (replay_prefork); restarts as below
+            for r in (r for group in forked.values() for r in group):
+                r.restart_as(ctx, "device.warm")
+                r.timeout_s, r.start_timeout_s = PROBE_TIMEOUT_S, START_TIMEOUT_S
+            self.runners = {(0, kind): group for kind, group in forked.items()}
+        else:
+            self.runners = {
+                (g, kind): [ProbeRunner(timeout_s=PROBE_TIMEOUT_S,
+                                        start_timeout_s=START_TIMEOUT_S, device=g,
+                                        warm_call="device.warm", context=ctx)
+                            for _ in range(count)]
+                for g in range(self.gpus) for kind, count in (("bulk", n_bulk),
+                                                               ("faulting", n_faulting))}
         self._starting = threading.Thread(target=self._start, daemon=True,
                                           name="ptxconf-replay-start")
         self._starting.start()
@@ -107,7 +118,11 @@ class ReplayPool:
     def _start(self) -> None:
         for group in self.runners.values():
             for r in group:
-                r.start()  # a failure to start is met again, and reported, by the first call
+                # a failure to start is met again, and reported, by the first call
+                if self._forked:
+                    r.await_ready()
+                else:
+                    r.start()
 
     def run(self, jobs: Sequence[Job], built: dict[str, Any],
             emit: Callable[[Result], None]) -> Replayed:

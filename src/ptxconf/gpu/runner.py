@@ -106,17 +106,19 @@ def pin_device(index: int | None) -> None:
     os.environ["CUDA_VISIBLE_DEVICES"] = ids[index % len(ids)]
 
 
-def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = None) -> None:
+def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = None,
+                 warm_args: tuple[Any, ...] = ()) -> None:
     """The worker loop: (name, args, kwargs) in, (status, value, kind, seconds) out. `device`:
     which visible GPU the worker uses (None: CUDA's default); `warm_call`: a probe run once
-    right after saying ready (starting CUDA while the caller does other work), its answer and
-    any failure dropped (the caller's first real call meets the same failure)."""
+    right after saying ready (starting CUDA while the caller does other work), with
+    `warm_args`, its answer and any failure dropped (the caller's first real call meets the
+    same failure)."""
     pin_device(device)
     conn.send(("ready", os.getpid(), None, 0.0))
     if warm_call is not None:
         taken = START_LOCK is not None and START_LOCK.acquire(timeout=START_LOCK_WAIT_S)
         try:
-            _resolve(warm_call)()
+            _resolve(warm_call)(*warm_args)
         except Exception:  # noqa: BLE001 - the first real call reports it
             pass
         finally:
@@ -181,11 +183,12 @@ class ProbeRunner:
 
     def __init__(self, *, timeout_s: float = 60.0, start_timeout_s: float = 120.0,
                  device: int | None = None, warm_call: str | None = None,
-                 context: Any = None) -> None:
+                 context: Any = None, warm_args: tuple[Any, ...] = ()) -> None:
         """`context`: how its workers start (a multiprocessing context; default per
         `_START_METHOD`), e.g. forked from a fork server that has imported CuPy."""
         self.device = device
         self.warm_call = warm_call
+        self.warm_args = warm_args
         self.timeout_s = timeout_s
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
@@ -204,17 +207,31 @@ class ProbeRunner:
     def _spawn(self) -> tuple[Any, Any]:
         """A new worker process, not waited for; (process, its pipe)."""
         parent, child = self._ctx.Pipe()
-        proc = self._ctx.Process(target=_worker_main, args=(child, self.device, self.warm_call),
-                                 daemon=True,
-                                 name="ptxconf-probe-worker")
+        proc = self._ctx.Process(target=_worker_main,
+                                 args=(child, self.device, self.warm_call, self.warm_args),
+                                 daemon=True, name="ptxconf-probe-worker")
         proc.start()
         child.close()
         return proc, parent
 
+    def launch(self) -> None:
+        """Start a worker now without waiting for it (`await_ready` reads its first word):
+        for workers started before anything else of a run (`ptxconf.app.replay_run.prefork`)."""
+        self._proc, self._conn = self._spawn()
+
+    def restart_as(self, context: Any, warm_call: str | None) -> None:
+        """How the workers after this one start (after a fault, say)."""
+        self._ctx, self.warm_call, self.warm_args = context, warm_call, ()
+
     def _start(self) -> str | None:
         """Start a worker; None when it said it is ready, else why not."""
-        proc, parent = self._spawn()
-        self._proc, self._conn = proc, parent
+        self.launch()
+        return self.await_ready()
+
+    def await_ready(self) -> str | None:
+        """Wait for a launched worker to say it is ready: None when it did, else why not (the
+        worker is then stopped)."""
+        proc, parent = self._proc, self._conn
         if parent.poll(self.start_timeout_s):
             try:
                 if parent.recv()[0] == "ready":
