@@ -9,9 +9,11 @@ and the run knows it will replay; the bulk workers' contexts are made first. A r
 not replay lets them go (`decide(False)`, or `release` on any way out). A worker that faults is
 restarted from the fork server as before (`ReplayPool`).
 
-Measured on an H200 node (warm check of the bundled spec, interleaved runs): 3.94 s mean over
-8 runs against 4.34 s over 8 with the workers forked from the fork server; the bulk workers'
-first job waited 0.1-0.25 s for its context against 0.7-1.1 s.
+Measured on an H200 node (warm check of the bundled spec, five interleaved pairs): 4.13 s mean
+(4.06-4.27) against 4.33 s (4.25-4.38) with the workers forked from the fork server
+(PTXCONF_REPLAY_PREFORK=0), every pair faster; the bulk workers' first job waited 0.12-0.31 s
+against 0.73-1.01 s. A fifth bulk worker gained nothing (3.74-3.98 s against 3.65-3.81 s), a
+sixth lost 0.5 s.
 """
 
 from __future__ import annotations
