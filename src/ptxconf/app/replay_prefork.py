@@ -86,17 +86,16 @@ def take() -> dict[str, list[Any]] | None:
 
 
 def release() -> None:
-    """Let the forked workers go (they end once their imports are done); nothing where none
-    are waiting."""
+    """Let the forked workers go: killed (they hold no CUDA context yet, and their imports
+    would only take the CPU from the run); nothing where none are waiting."""
     if not _early:
         return
     from ptxconf.gpu.runner import close_all
 
     runners = _early["runners"]
-    _early["opened"].set()  # wanted stays 0: no context is made
     _early.clear()
     with contextlib.suppress(Exception):
-        close_all((r for group in runners.values() for r in group), wait=False)
+        close_all((r for group in runners.values() for r in group), wait=False, kill=True)
 
 
 __all__ = ["decide", "prefork", "release", "take"]

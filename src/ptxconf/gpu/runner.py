@@ -165,17 +165,19 @@ def _reap(proc: Any, *, kill: bool = False) -> None:
         proc.join(timeout=10)
 
 
-def close_all(runners: Iterable[ProbeRunner], *, wait: bool = True) -> None:
-    """End many runners' workers together: each is told to end, then each is waited for (a
-    CUDA context takes a tenth of a second or more to go), on a thread of its own where not
-    `wait` (the caller goes on; multiprocessing ends any left at exit)."""
-    procs = [r._detach() for r in runners]
+def close_all(runners: Iterable[ProbeRunner], *, wait: bool = True, kill: bool = False) -> None:
+    """End many runners' workers together: each is told to end (killed where `kill`: workers
+    with nothing of theirs to lose), then each is waited for (a CUDA context takes a tenth of a
+    second or more to go), on a thread of its own where not `wait` (the caller goes on;
+    multiprocessing ends any left at exit)."""
+    procs = [r._detach(kill=kill) for r in runners]
     if wait:
         for proc in procs:
-            _reap(proc)
+            _reap(proc, kill=kill)
     else:
         for proc in procs:
-            threading.Thread(target=_reap, args=(proc,), daemon=True, name="ptxconf-reap").start()
+            threading.Thread(target=_reap, args=(proc,), kwargs={"kill": kill}, daemon=True,
+                             name="ptxconf-reap").start()
 
 
 class ProbeRunner:
