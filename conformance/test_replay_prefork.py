@@ -126,6 +126,31 @@ def test_a_forked_worker_ignores_ctrl_c_and_still_answers(forks: None) -> None:
         worker.close()
 
 
+def test_a_forked_worker_sent_sigterm_ends_silently(forks: None, capfd: pytest.CaptureFixture[str]
+                                                    ) -> None:
+    """Not with this process's own SIGTERM handler (the run's, which raises): as a fork
+    server's child does, whatever the handler it was forked with."""
+    def raising(signum: int, frame: Any) -> None:
+        raise RuntimeError("the owner's handler ran in the worker")
+
+    old = signal.signal(signal.SIGTERM, raising)
+    try:
+        assert replay_prefork.prefork(1, 0)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    runners = replay_prefork.take()
+    assert runners is not None
+    worker = runners["bulk"][0]
+    assert worker.await_ready() is None
+    assert worker.call("device.count", timeout_s=60).ok  # past its warm call: its own handlers
+    pid = worker._proc.pid
+    os.kill(pid, signal.SIGTERM)
+    worker._proc.join(20)
+    assert worker._proc.exitcode == -signal.SIGTERM
+    worker.close()
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_the_pool_takes_the_forked_workers_and_restarts_from_the_fork_server(
         forks: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PTXCONF_REPLAY_WORKERS", "2")

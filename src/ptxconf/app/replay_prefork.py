@@ -39,15 +39,16 @@ def prefork(bulk: int, faulting: int) -> bool:
     if (_early or threading.active_count() > 1 or "fork" not in mp.get_all_start_methods()
             or importlib.util.find_spec("cupy") is None):
         return False
-    from ptxconf.gpu.context_gate import ContextGate
+    from ptxconf.gpu.context_gate import OWNER_SIGNALS, ContextGate
     from ptxconf.gpu.runner import ProbeRunner
 
     ctx = mp.get_context("fork")
     opened, wanted, made = ctx.Event(), ctx.Value("i", 0), ctx.Value("i", 0)
     runners: dict[str, list[Any]] = {}
-    # a Ctrl-C between a fork and the worker's first act would end it with a traceback: the
-    # workers start with it blocked, ignore it, then unblock it (context_gate.warm_when)
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    # a signal between a fork and the worker's first act would meet this process's handlers
+    # there (a traceback): the workers start with them blocked, set their own, then unblock
+    # them (context_gate.warm_when)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, OWNER_SIGNALS)
     try:
         for kind, count, after in (("bulk", bulk, 0), ("faulting", faulting, bulk)):
             gate = ContextGate(opened, wanted, made, owner=os.getpid(), after=after)

@@ -25,6 +25,8 @@ from typing import Any
 
 #: The longest a worker with `after` > 0 waits for the others' contexts (seconds).
 AFTER_WAIT_S = 3.0
+#: The signals an owner blocks while it forks workers that run `warm_when` first.
+OWNER_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 #: How often a worker waiting at the closed gate checks that its owner is still there.
 OWNER_POLL_S = 0.1
 
@@ -79,10 +81,13 @@ def _when_opened(gate: ContextGate) -> None:
 def warm_when(gate: ContextGate) -> int:
     """A pre-started worker's warm call: its imports now, its context once the gate opens with
     contexts wanted (on a thread, beside the imports); how many devices CuPy then sees (0 where
-    none was wanted, or CUDA is not usable). Ctrl-C is the owner's to handle: the worker
-    ignores it (the owner blocked it around the fork, so none is lost in between)."""
+    none was wanted, or CUDA is not usable). Signals are the owner's to handle, as for a fork
+    server's children (`ptxconf.core.forkserver_child`): the worker ignores Ctrl-C, and SIGTERM
+    ends it at once, silently (not the owner's handler it was forked with, which would raise
+    in it); the owner blocked both around the fork (`OWNER_SIGNALS`), so none lands before."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, OWNER_SIGNALS)
     waiter = threading.Thread(target=_when_opened, args=(gate,), daemon=True,
                               name="ptxconf-context-gate")
     waiter.start()
@@ -100,4 +105,4 @@ def warm_when(gate: ContextGate) -> int:
     return warm()
 
 
-__all__ = ["AFTER_WAIT_S", "ContextGate", "warm_when"]
+__all__ = ["AFTER_WAIT_S", "OWNER_SIGNALS", "ContextGate", "warm_when"]
