@@ -101,6 +101,7 @@ class ReplayPool:
         if forked is not None:  # forked as the run began (replay_prefork); restarts as below
             for r in (r for group in forked.values() for r in group):
                 r.restart_as(ctx, "device.warm")
+                # the session's limits, which prefork leaves out: gpu.session imports NumPy
                 r.timeout_s, r.start_timeout_s = PROBE_TIMEOUT_S, START_TIMEOUT_S
             self.runners = {(0, kind): group for kind, group in forked.items()}
         else:
