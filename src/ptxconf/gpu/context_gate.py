@@ -4,8 +4,9 @@ A warm run's replay workers (`ptxconf.app.replay_prefork`) are forked before the
 its spec, so before it knows whether it will replay at all. Each imports CuPy and the replay's
 modules at once and waits, on a thread of its own, for the gate: opened with `wanted` set (a
 warm run), the thread makes the device's primary context through the driver (the context CuPy
-then uses) while the imports go on; opened without it, nothing is made and the worker ends when
-told. The driver makes contexts one at a time, so a worker with `after` > 0 waits until that
+then uses) while the imports go on; opened without it, nothing is made. A run that will not
+replay kills its workers instead (`replay_prefork.release`); a worker whose owner is gone stops
+waiting. The driver makes contexts one at a time, so a worker with `after` > 0 waits until that
 many workers behind the same gate have made theirs (the bulk replay's workers before the
 others'), at most AFTER_WAIT_S.
 

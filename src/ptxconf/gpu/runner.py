@@ -218,7 +218,7 @@ class ProbeRunner:
 
     def launch(self) -> None:
         """Start a worker now without waiting for it (`await_ready` reads its first word):
-        for workers started before anything else of a run (`ptxconf.app.replay_run.prefork`)."""
+        for workers started before anything else of a run (`ptxconf.app.replay_prefork`)."""
         self._proc, self._conn = self._spawn()
 
     def restart_as(self, context: Any, warm_call: str | None) -> None:
