@@ -22,6 +22,7 @@ import pytest
 from loadgroup import batched_scheduler, group_for_xdist
 
 from ptxconf.app.providers import REGISTRY
+from ptxconf.core.blas import one_thread
 from ptxconf.core.cases import Case
 from ptxconf.core.context import RunContext
 from ptxconf.oracle.spec import Spec, default_spec
@@ -178,11 +179,6 @@ _RUN_CACHE = "PTXCONF_CACHE_DIR"
 _RUN_KERNELS = "PTXCONF_KERNEL_CACHE"
 
 
-#: The variables that set how many threads NumPy's BLAS starts (OpenBLAS, and MKL or OpenMP
-#: where NumPy was built with them).
-BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_NUM_THREADS")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """The run's caches (proofs, kernels, witness verdicts) live in one folder of this run, which
     the xdist workers inherit through the environment, never in the user's ~/.cache/ptxconf: the
@@ -195,8 +191,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workers are the run's parallelism, and OpenBLAS's own threads, one per core in each worker,
     spun waiting for work (about a tenth of the emulated GPU tests' CPU on two cores)."""
     _config[0] = config
-    for name in BLAS_THREADS:
-        os.environ.setdefault(name, "1")
+    one_thread()
     if hasattr(config, "workerinput") or (os.environ.get(_RUN_CACHE) and os.environ.get(_RUN_KERNELS)):
         return
     folder = tempfile.mkdtemp(prefix="ptxconf-test-cache-")

@@ -319,3 +319,49 @@ def test_a_tampered_cached_cubin_is_compiled_again_and_named(tmp_path: Path, for
     assert why in got.rejected, got.rejected
     assert kcache.cached_why_not(Path(first.path)) is None, "the fresh cubin replaced it"
     assert kcache.Builder(mods, jobs=1, folder=tmp_path).built["one"].cached
+
+
+def test_started_workers_compile_the_modules_and_end_with_the_build(tmp_path: Path) -> None:
+    _nvrtc_or_skip()
+    workers = kcache.start_workers(2)
+    started = {p.pid for p in workers._processes.values()}  # type: ignore[attr-defined]
+    assert len(started) == 2, "each is started at once, before any module is handed over"
+    b = kcache.Builder([_tiny("one"), _tiny("two"), _tiny("three")], folder=tmp_path,
+                       workers=workers)
+    assert len(b.pending) == 3
+    assert {p.pid for p in workers._processes.values()} == started  # type: ignore[attr-defined]
+    got = b.result()
+    assert all(x.ok and not x.cached for x in got.values())
+    with pytest.raises(RuntimeError):  # ended with the build
+        workers.submit(print)
+
+
+def test_started_workers_a_build_has_no_use_for_are_ended(tmp_path: Path) -> None:
+    _nvrtc_or_skip()
+    mods = [_tiny("one")]
+    kcache.Builder(mods, jobs=1, folder=tmp_path).result()
+    workers = kcache.start_workers(1)
+    b = kcache.Builder(mods, folder=tmp_path, workers=workers)
+    assert b.built["one"].cached and not b.pending
+    with pytest.raises(RuntimeError):
+        workers.submit(print)
+
+
+def test_a_run_starts_compile_workers_only_where_the_kernel_cache_lacks_a_module(
+        tmp_path: Path) -> None:
+    _nvrtc_or_skip()
+    from ptxconf.app import lanes
+
+    prepared = lanes.prepare_build(SPEC, tmp_path)
+    assert prepared is not None
+    mods, workers = prepared
+    assert [m.name for m in mods] == list(P.plan(SPEC).keys)
+    assert workers is not None
+    workers.shutdown(wait=True, cancel_futures=True)
+    for m in mods[1:]:
+        (tmp_path / f"{kcache.module_key(m)}.cubin").write_bytes(b"")
+    _, one_missing = lanes.prepare_build(SPEC, tmp_path) or ([], None)
+    assert one_missing is not None and one_missing._max_workers == 1  # type: ignore[attr-defined]
+    one_missing.shutdown(wait=True, cancel_futures=True)
+    (tmp_path / f"{kcache.module_key(mods[0])}.cubin").write_bytes(b"")
+    assert lanes.prepare_build(SPEC, tmp_path) == (mods, None)

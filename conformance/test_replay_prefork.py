@@ -218,3 +218,25 @@ def test_no_context_is_made_where_the_run_will_not_replay_or_the_owner_is_gone(
     context_gate._when_opened(ContextGate(threading.Event(), _Shared(1), count, owner=-1))
     assert time.monotonic() - start < 5
     assert count.value == 0
+
+
+def test_check_forks_replay_workers_only_where_some_run_kept_transcripts(
+        tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A first run (no kept run in the cache) compiles: it forks no replay workers. Once any run
+    has kept its transcripts (`Transcripts.mark_kept`, as a run writes it), `check` forks them."""
+    from ptxconf.app import cli
+    from ptxconf.app.cli_parser import build_parser
+    from ptxconf.gpu.transcript import Transcripts
+    from ptxconf.oracle.spec import default_spec
+
+    monkeypatch.setenv("PTXCONF_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("PTXCONF_REPLAY_PREFORK", raising=False)
+    forked: list[tuple[int, int]] = []
+    monkeypatch.setattr(replay_prefork, "prefork", lambda *n: forked.append(n) or False)
+    monkeypatch.setattr(cli, "_check", lambda args: 0)
+    args = build_parser().parse_args(["check", "--gpu", "on"])
+    assert cli.cmd_check(args) == 0
+    assert forked == []
+    Transcripts(default_spec()).mark_kept()  # its folder: this test's cache
+    assert cli.cmd_check(args) == 0
+    assert forked == [replay_run.replay_workers()]

@@ -25,6 +25,7 @@ from ptxconf.app.check_lines import (
 )
 from ptxconf.app.cli_parser import build_parser
 from ptxconf.app.command_io import UsageError, command_spec, emit
+from ptxconf.core.trust import any_kept_run
 
 if TYPE_CHECKING:
     from ptxconf.core.results import Result
@@ -127,9 +128,11 @@ def verify_seed(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     """Run everything, write reports, print the summary. A run that may replay kept GPU
     transcripts forks the replay's workers first (`ptxconf.app.replay_prefork`; not where
-    $PTXCONF_REPLAY_PREFORK is 0), while it is one thread; they are let go however the run
-    ends."""
-    if args.gpu != "off" and not args.no_cache and os.environ.get("PTXCONF_REPLAY_PREFORK") != "0":
+    $PTXCONF_REPLAY_PREFORK is 0, nor where no run kept any: a first run compiles, and the
+    cores its compiles need would go to workers it lets go), while it is one thread; they are
+    let go however the run ends."""
+    if (args.gpu != "off" and not args.no_cache
+            and os.environ.get("PTXCONF_REPLAY_PREFORK") != "0" and any_kept_run()):
         from ptxconf.app import replay_prefork
         from ptxconf.app.replay_run import replay_workers
 

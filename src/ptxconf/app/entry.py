@@ -4,7 +4,8 @@ The console script and `python -m ptxconf` call `main` before anything heavy is 
 signal that arrives while the command's modules load (a third of a second on a loaded
 machine) is recorded, and the command ends with `ptxconf: interrupted (SIGINT)` and the
 shell's status (130, or 143 for SIGTERM) instead of Python's KeyboardInterrupt traceback. From
-the moment the command runs, `ptxconf.core.interrupts.watching` handles signals.
+the moment the command runs, `ptxconf.core.interrupts.watching` handles signals. NumPy's BLAS
+is held to one thread a process before NumPy loads (`ptxconf.core.blas`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     for s in _SIGNALS:
         signal.signal(s, record)
+    from ptxconf.core.blas import one_thread
+
+    one_thread()  # before NumPy is imported, here or in any process the command starts
     from ptxconf.app.cli import main as run_command
 
     if early:

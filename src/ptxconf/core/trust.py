@@ -27,6 +27,27 @@ def cache_root() -> Path:
     return Path(os.environ.get("PTXCONF_CACHE_DIR") or Path.home() / ".cache" / "ptxconf")
 
 
+def transcripts_folder() -> Path:
+    """Where the GPU jobs' transcripts and the kept runs' records are
+    (`ptxconf.gpu.transcript`): cache_root()/transcripts."""
+    return cache_root() / "transcripts"
+
+
+#: A kept run's record beside the transcripts: its plan (`Transcripts.keep_run`), or that a run
+#: of part of the cases kept transcripts (`Transcripts.mark_kept`).
+RUN_SUFFIX, KEPT_SUFFIX = ".run", ".kept"
+
+
+def any_kept_run() -> bool:
+    """Whether any run (of any code or spec) kept its GPU jobs' transcripts here; where none
+    did, no run can replay. Reads the folder's names, not its files."""
+    try:
+        with os.scandir(transcripts_folder()) as names:
+            return any(e.name.endswith((RUN_SUFFIX, KEPT_SUFFIX)) for e in names)
+    except OSError:
+        return False
+
+
 def tree_sha256(root: Path, keep: Callable[[Path], bool]) -> str:
     """sha256 of the files under ``root`` that ``keep`` takes (given each path relative to
     root), each as its relative path and bytes, in path order: a cache key part that changes
@@ -71,4 +92,5 @@ def read_regular(path: Path, limit: int) -> bytes:
     return data
 
 
-__all__ = ["KEY_ENV", "cache_root", "read_regular", "sign", "tree_sha256"]
+__all__ = ["KEPT_SUFFIX", "KEY_ENV", "RUN_SUFFIX", "any_kept_run", "cache_root", "read_regular",
+           "sign", "transcripts_folder", "tree_sha256"]

@@ -43,7 +43,7 @@ from typing import Any
 from ptxconf.core.atomic import write_atomic
 from ptxconf.core.outcome_cache import code_sha256
 from ptxconf.core.results import Result, Status
-from ptxconf.core.trust import cache_root, read_regular, sign
+from ptxconf.core.trust import KEPT_SUFFIX, RUN_SUFFIX, read_regular, sign, transcripts_folder
 from ptxconf.oracle.spec import Spec, spec_sha256
 
 from .runner import map_calls
@@ -69,7 +69,7 @@ KEPT = frozenset({Status.PASS, Status.DISCREPANCY, Status.SKIP})
 
 def folder() -> Path:
     """Where transcripts are kept: $PTXCONF_CACHE_DIR/transcripts."""
-    return cache_root() / "transcripts"
+    return transcripts_folder()
 
 
 # --- reading entries safely ---------------------------------------------------------------
@@ -227,13 +227,14 @@ class Transcripts:
         `mark_kept`): a warm run then replays them before it starts any lane
         (`ptxconf.app.replay_run`)."""
         name = self._run_name()
-        return (self.root / f"{name}.run").is_file() or (self.root / f"{name}.kept").is_file()
+        return ((self.root / f"{name}{RUN_SUFFIX}").is_file()
+                or (self.root / f"{name}{KEPT_SUFFIX}").is_file())
 
     def mark_kept(self) -> None:
         """Say that a run of this code and spec (a part of its cases: `--only`, `--resume`)
         kept its jobs' transcripts; unlike `keep_run` it names no plan."""
         with contextlib.suppress(OSError):
-            write_atomic(self.root / f"{self._run_name()}.kept", b"")
+            write_atomic(self.root / f"{self._run_name()}{KEPT_SUFFIX}", b"")
 
     def keep_run(self, groups: Sequence[tuple[str, Sequence[str]]], modules: dict[str, str],
                  tools: Sequence[str]) -> None:
@@ -244,14 +245,15 @@ class Transcripts:
         payload = json.dumps({"version": VERSION, "groups": [[p, list(ids)] for p, ids in groups],
                               "modules": modules, "tools": list(tools)}).encode()
         with contextlib.suppress(OSError):
-            write_atomic(self.root / f"{name}.run", sign(name, payload).encode() + b"\n" + payload)
+            write_atomic(self.root / f"{name}{RUN_SUFFIX}",
+                         sign(name, payload).encode() + b"\n" + payload)
 
     def run_record(self, tools: Sequence[str]) -> dict[str, Any] | None:
         """What `keep_run` kept for this code and spec, where its digest holds, its shape is
         right and its cubins were built with these tool versions; else None (plan afresh)."""
         name = self._run_name()
         try:
-            data = read_regular(self.root / f"{name}.run", MAX_ENTRY_BYTES)
+            data = read_regular(self.root / f"{name}{RUN_SUFFIX}", MAX_ENTRY_BYTES)
         except (OSError, ValueError):
             return None
         head, sep, payload = data.partition(b"\n")
