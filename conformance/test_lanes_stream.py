@@ -342,7 +342,8 @@ def test_started_workers_a_build_has_no_use_for_are_ended(tmp_path: Path) -> Non
     kcache.Builder(mods, jobs=1, folder=tmp_path).result()
     workers = kcache.start_workers(1)
     b = kcache.Builder(mods, folder=tmp_path, workers=workers)
-    assert b.built["one"].cached and not b.pending
+    assert b.built["one"].cached
+    assert not b.pending
     with pytest.raises(RuntimeError):
         workers.submit(print)
 
@@ -361,7 +362,51 @@ def test_a_run_starts_compile_workers_only_where_the_kernel_cache_lacks_a_module
     for m in mods[1:]:
         (tmp_path / f"{kcache.module_key(m)}.cubin").write_bytes(b"")
     _, one_missing = lanes.prepare_build(SPEC, tmp_path) or ([], None)
-    assert one_missing is not None and one_missing._max_workers == 1  # type: ignore[attr-defined]
+    assert one_missing is not None
+    assert one_missing._max_workers == 1
     one_missing.shutdown(wait=True, cancel_futures=True)
     (tmp_path / f"{kcache.module_key(mods[0])}.cubin").write_bytes(b"")
     assert lanes.prepare_build(SPEC, tmp_path) == (mods, None)
+
+
+def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`prestart` (the run's first act) starts them where the kernel cache holds no cubin, and
+    the run's build takes them; a cache that holds one starts none; what no build took ends."""
+    from ptxconf.gpu import build
+
+    started: list[int] = []
+
+    class Started:
+        def __init__(self, count: int) -> None:
+            started.append(count)
+            self.ended = False
+
+        def shutdown(self, **_: Any) -> None:
+            self.ended = True
+
+    monkeypatch.setattr(kcache, "start_workers", Started)
+    monkeypatch.setattr(L, "lane_context", lambda: type("Ctx", (), {
+        "get_start_method": staticmethod(lambda: "forkserver")})())
+    monkeypatch.setattr("multiprocessing.forkserver.ensure_running", lambda: None)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    monkeypatch.setenv(kcache.CACHE_ENV, str(tmp_path))
+    L.prestart()
+    assert started == [os.cpu_count() or 1]
+    early = L._early_compile[0]
+    if build.nvrtc_problem() is None:  # the build takes them
+        prepared = L.prepare_build(SPEC, tmp_path / "kernels")
+        assert prepared is not None
+        assert prepared[1] is early
+        assert not L._early_compile
+        assert started == [os.cpu_count() or 1]
+        L._early_compile.append(early)
+    L.release_compile()
+    assert early.ended
+    assert not L._early_compile
+    (tmp_path / "0f.cubin").write_bytes(b"")
+    L.prestart()
+    assert started == [os.cpu_count() or 1], "a cache with a cubin in it: none started"
+    L.prestart(kernel_cache=False)  # --no-cache: every module compiles
+    assert len(started) == 2
+    L.release_compile()

@@ -142,6 +142,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     finally:
         if (early := sys.modules.get("ptxconf.app.replay_prefork")) is not None:
             early.release()
+        if (lanes := sys.modules.get("ptxconf.app.lanes")) is not None:
+            lanes.release_compile()  # compile processes a run started early and did not use
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -157,7 +159,7 @@ def _check(args: argparse.Namespace) -> int:
     if args.gpu != "off":
         from ptxconf.app.lanes import prestart
 
-        prestart()  # the lanes' fork server imports while the spec loads
+        prestart(not args.no_cache)  # the lanes' fork server imports while the spec loads
     spec = command_spec(args)
     opts = RunOptions(gpu=args.gpu, only=args.only, proof_timeout_s=args.timeout_s,
                       strict=args.strict, proof_cache=not args.no_cache,

@@ -127,6 +127,8 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
         if (early := sys.modules.get("ptxconf.app.replay_prefork")) is not None:
             early.release()  # no replay in this process: the workers forked for it go
+        if (lanes_module := sys.modules.get("ptxconf.app.lanes")) is not None:
+            lanes_module.release_compile()  # nor lanes: the session compiles on its own
         out = sequential()
         sess = ctx.shared.get("gpu.session")
         if sess is not None and sess.built:

@@ -138,10 +138,17 @@ def lane_context() -> Any:
     return fork_context(LANE_PRELOAD)  # its children ignore SIGINT: this process handles it
 
 
-def prestart() -> None:
+#: Compile processes `prestart` started, for `prepare_build` to take (or `release_compile`).
+_early_compile: list[Any] = []
+
+
+def prestart(kernel_cache: bool = True) -> None:
     """Start the lanes' fork server now, so that its imports (ptxconf and CuPy, about a second)
-    run while the caller loads the spec and plans; the pool made later finds it ready. Nothing
-    where CuPy is missing or there is no fork server."""
+    run while the caller loads the spec and plans; the pool made later finds it ready. Where
+    the kernel cache holds no cubin (a first run; `kernel_cache=False`: --no-cache), every
+    module will compile: the compile processes start now too (`kcache.start_workers`, one a
+    core), and are ready when the build starts. Nothing where CuPy is missing or there is no
+    fork server."""
     import importlib.util
 
     ctx = lane_context()
@@ -150,6 +157,16 @@ def prestart() -> None:
     from multiprocessing import forkserver
 
     forkserver.ensure_running()
+    from ptxconf.gpu import kcache
+
+    if not _early_compile and (not kernel_cache or not any(kcache.cache_dir().glob("*.cubin"))):
+        _early_compile.append(kcache.start_workers(os.cpu_count() or 1))
+
+
+def release_compile() -> None:
+    """End the compile processes `prestart` started that no build took."""
+    while _early_compile:
+        _early_compile.pop().shutdown(wait=False, cancel_futures=True)
 
 
 class LanePool:
@@ -265,11 +282,17 @@ def prepare_build(spec: Spec, folder: Path) -> tuple[list[Any], Any] | None:
     from ptxconf.gpu.session import Session
 
     if build.nvrtc_problem() is not None:
+        release_compile()
         return None
     mods = Session(spec, None).modules()
     # the cubins' presence only: `kcache.Builder` checks each (a bad one is compiled again)
     missing = sum(not (folder / f"{kcache.module_key(m)}.cubin").is_file() for m in mods)
-    return mods, kcache.start_workers(min(os.cpu_count() or 1, missing)) if missing else None
+    if not missing:
+        release_compile()
+        return mods, None
+    workers = (_early_compile.pop() if _early_compile
+               else kcache.start_workers(min(os.cpu_count() or 1, missing)))
+    return mods, workers
 
 
 def start_build(spec: Spec, folder: Path, needs: Sequence[frozenset[str] | None],
@@ -373,6 +396,6 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
 
 
 __all__ = ["CHUNK", "SERVERS_PER_GPU", "Job", "LanePool", "auto_workers", "build_order", "group_ids",
-           "job_groups", "job_needs", "prepare_build", "start_build",
+           "job_groups", "job_needs", "prepare_build", "release_compile", "start_build",
            "lost", "place", "prestart",
            "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]
