@@ -204,7 +204,8 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
     starts the kernel build (a run of every case starts it first: `lanes.early_build`); each
     job goes to the lanes as soon as its kernels are built (`ptxconf.app.lanes.run_lanes`).
     Where the device is not usable, a run of every job goes one case after another in this
-    process (whose cases say why); given jobs (those a replay left) fail, saying why. `emit_kept=False`: the --resume results are the caller's."""
+    process (whose cases say why); given jobs (those a replay left) fail, saying why.
+    `emit_kept=False`: the --resume results are the caller's."""
     from ptxconf.app import lanes as L
     from ptxconf.gpu.kcache import folder_for
 
