@@ -348,57 +348,33 @@ def test_started_workers_a_build_has_no_use_for_are_ended(tmp_path: Path) -> Non
         workers.submit(print)
 
 
-class _Workers:
-    """Compile processes that compile nothing: what a build hands them, and whether it ended
-    them."""
-
-    def __init__(self) -> None:
-        self.given: list[str] = []
-        self.ended = False
-
-    def submit(self, fn: Any, source: str, options: Any, name: str, path: str) -> Future[Any]:
-        self.given.append(name)
-        return Future()
-
-    def shutdown(self, **_: Any) -> None:
-        self.ended = True
-
-
-def test_a_run_of_every_case_starts_its_build_before_planning_largest_module_first(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_run_starts_compile_workers_only_where_the_kernel_cache_lacks_a_module(
+        tmp_path: Path) -> None:
     _nvrtc_or_skip()
-    early = _Workers()
-    monkeypatch.setattr(L, "_early_compile", [early])
-    b = L.early_build(SPEC, tmp_path)
-    mods = session.Session(SPEC, None).modules()
-    assert early.given == [m.name for m in sorted(mods, key=lambda m: -len(m.source))]
-    assert len(b.pending) == len(mods)
-    assert not L._early_compile, "the processes prestart started are the build's"
-    b.close()
-    assert early.ended
+    from ptxconf.app import lanes
 
-
-def test_a_build_with_every_module_cached_ends_the_early_compile_processes(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    _nvrtc_or_skip()
-    early = _Workers()
-    monkeypatch.setattr(L, "_early_compile", [early])
-    mods = session.Session(SPEC, None).modules()
-    for m in mods:
+    prepared = lanes.prepare_build(SPEC, tmp_path)
+    assert prepared is not None
+    mods, workers = prepared
+    assert [m.name for m in mods] == list(P.plan(SPEC).keys)
+    assert workers is not None
+    workers.shutdown(wait=True, cancel_futures=True)
+    for m in mods[1:]:
         (tmp_path / f"{kcache.module_key(m)}.cubin").write_bytes(b"")
-    monkeypatch.setattr(kcache, "cached_why_not", lambda path: None)  # each taken as good
-    b = L.early_build(SPEC, tmp_path)
-    assert not b.pending
-    assert all(x.cached for x in b.result().values())
-    assert early.ended
-    assert early.given == []
+    _, one_missing = lanes.prepare_build(SPEC, tmp_path) or ([], None)
+    assert one_missing is not None
+    assert one_missing._max_workers == 1
+    one_missing.shutdown(wait=True, cancel_futures=True)
+    (tmp_path / f"{kcache.module_key(mods[0])}.cubin").write_bytes(b"")
+    assert lanes.prepare_build(SPEC, tmp_path) == (mods, None)
 
 
 def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`prestart` (the run's first act) starts them where the kernel cache holds no cubin (the
-    run's build takes them: above); a cache that holds one starts none; what no build took
-    ends."""
+    """`prestart` (the run's first act) starts them where the kernel cache holds no cubin, and
+    the run's build takes them; a cache that holds one starts none; what no build took ends."""
+    from ptxconf.gpu import build
+
     started: list[int] = []
 
     class Started:
@@ -418,6 +394,13 @@ def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
     L.prestart()
     assert started == [os.cpu_count() or 1]
     early = L._early_compile[0]
+    if build.nvrtc_problem() is None:  # the build takes them
+        prepared = L.prepare_build(SPEC, tmp_path / "kernels")
+        assert prepared is not None
+        assert prepared[1] is early
+        assert not L._early_compile
+        assert started == [os.cpu_count() or 1]
+        L._early_compile.append(early)
     L.release_compile()
     assert early.ended
     assert not L._early_compile

@@ -201,11 +201,11 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
               planned: dict[str, Any] | None = None) -> list[Result]:
     """The GPU jobs over lanes: the pool's processes start (each warming up a probe worker and
     CUDA) while this thread plans the jobs (where `jobs` is None: every selected case) and
-    starts the kernel build (a run of every case starts it first: `lanes.early_build`); each
-    job goes to the lanes as soon as its kernels are built (`ptxconf.app.lanes.run_lanes`).
-    Where the device is not usable, a run of every job goes one case after another in this
-    process (whose cases say why); given jobs (those a replay left) fail, saying why.
-    `emit_kept=False`: the --resume results are the caller's."""
+    starts the kernel build (in a run of every case, the compile processes start before it
+    plans: `lanes.prepare_build`); each job goes to the lanes as soon as its kernels are built
+    (`ptxconf.app.lanes.run_lanes`). Where the device is not usable, a run of every job goes
+    one case after another in this process (whose cases say why); given jobs (those a replay
+    left) fail, saying why. `emit_kept=False`: the --resume results are the caller's."""
     from ptxconf.app import lanes as L
     from ptxconf.gpu.kcache import folder_for
 
@@ -214,9 +214,10 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
     folder = folder_for(opts.kernel_cache)
     pool = _Started(lambda: L.LanePool(spec, lanes, str(folder), opts.proof_cache, gpus))
     builder: Any = None
+    prepared: tuple[list[Any], Any] | None = None
     try:
         if jobs is None and not opts.only and not opts.done:  # a run of every case
-            builder = L.early_build(spec, folder)  # its compiles run while it plans
+            prepared = L.prepare_build(spec, folder)  # compile processes start while it plans
         if jobs is None:
             groups = L.job_groups(spec, provs,
                                   lambda i: i not in opts.done and _selected_id(i, opts.only))
@@ -225,10 +226,7 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                 planned["groups"] = groups
         needs = L.job_needs(spec, jobs)
         # compiling leaves this interpreter free: the CPU providers need not wait
-        if builder is None:
-            builder = L.start_build(spec, folder, needs, lambda _: dispatched.set())
-        elif builder.pending:  # compiling: the CPU providers need not wait
-            dispatched.set()
+        builder = L.start_build(spec, folder, needs, lambda _: dispatched.set(), prepared)
         problem, _ = pool.get().device()
         if problem is not None:
             if builder is not None:
@@ -256,6 +254,8 @@ def _in_lanes(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
     finally:
         if builder is not None:
             builder.close()
+        elif prepared is not None and prepared[1] is not None:  # planning raised
+            prepared[1].shutdown(wait=False, cancel_futures=True)
         pool.close()  # the lanes end while the report is written
     return (kept if emit_kept else []) + _ordered(provs, results)
 

@@ -273,43 +273,43 @@ def build_order(mods: Sequence[Any], needs: Sequence[frozenset[str] | None]) -> 
     return sorted(mods, key=lambda m: (rank.get(m.name, len(rank)), -len(m.source)))
 
 
-def early_build(spec: Spec, folder: Path) -> Any:
-    """A run of every case: its kernel build, started before its jobs are planned (every
-    module of the plan, largest first; the compile processes `prestart` started where it did),
-    so that the compiles run while this process plans (on a slow H200 node, planning took the
-    main thread from 0.4 s to 2.3 s, while the machine idled). A `kcache.Builder`, or None
-    where the host has no NVRTC."""
+def prepare_build(spec: Spec, folder: Path) -> tuple[list[Any], Any] | None:
+    """Every kernel module of the plan, and where `folder` lacks the cubin of some, compile
+    processes already starting (`kcache.start_workers`, one a core at most), for `start_build`:
+    a run's jobs are planned while they start, so its first compile begins as soon as they are
+    planned (on an H200 node, 0.6 s sooner). None where the host has no NVRTC."""
     from ptxconf.gpu import build, kcache
     from ptxconf.gpu.session import Session
 
     if build.nvrtc_problem() is not None:
         release_compile()
         return None
-    mods = build_order(Session(spec, None).modules(), [])
-    # the cubins' presence only: the Builder checks each (a bad one is compiled again)
+    mods = Session(spec, None).modules()
+    # the cubins' presence only: `kcache.Builder` checks each (a bad one is compiled again)
     missing = sum(not (folder / f"{kcache.module_key(m)}.cubin").is_file() for m in mods)
-    workers = None
     if not missing:
         release_compile()
-    else:
-        workers = (_early_compile.pop() if _early_compile
-                   else kcache.start_workers(min(os.cpu_count() or 1, missing)))
-    return kcache.Builder(mods, folder=folder, workers=workers)
+        return mods, None
+    workers = (_early_compile.pop() if _early_compile
+               else kcache.start_workers(min(os.cpu_count() or 1, missing)))
+    return mods, workers
 
 
 def start_build(spec: Spec, folder: Path, needs: Sequence[frozenset[str] | None],
-                on_compile: Callable[[int], None] | None = None) -> Any:
+                on_compile: Callable[[int], None] | None = None,
+                prepared: tuple[list[Any], Any] | None = None) -> Any:
     """Start building every kernel module of the plan into `folder` with every core, in
     `build_order`: a `kcache.Builder`, or None where the host has no NVRTC (the lanes'
     workers then compile through CuPy); `on_compile(count)` before compiling what the cache
-    lacks."""
+    lacks. `prepared`: `prepare_build`'s modules and compile processes."""
     from ptxconf.gpu import build, kcache
     from ptxconf.gpu.session import Session
 
-    if build.nvrtc_problem() is not None:
+    if prepared is None and build.nvrtc_problem() is not None:
         return None
-    mods = build_order(Session(spec, None).modules(), needs)
-    return kcache.Builder(mods, folder=folder, on_compile=on_compile)
+    mods, workers = prepared or (Session(spec, None).modules(), None)
+    return kcache.Builder(build_order(mods, needs), folder=folder, on_compile=on_compile,
+                          workers=workers)
 
 
 def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_folder: str,
@@ -396,6 +396,6 @@ def run_lanes(spec: Spec, jobs: Sequence[Job], lanes: int | LanePool, kernel_fol
 
 
 __all__ = ["CHUNK", "SERVERS_PER_GPU", "Job", "LanePool", "auto_workers", "build_order", "group_ids",
-           "job_groups", "job_needs", "early_build", "release_compile", "start_build",
+           "job_groups", "job_needs", "prepare_build", "release_compile", "start_build",
            "lost", "place", "prestart",
            "run_job", "run_lanes", "run_timed_job", "warm_up", "close_lane"]
