@@ -168,11 +168,35 @@ def test_a_replay_that_took_nothing_leaves_every_job_to_a_cold_runs_lanes(
     monkeypatch.setattr(gpu_run, "_in_lanes", lanes)
     opts = RunOptions(gpu="on")
     out = gpu_run._replay_first((), SPEC, opts, list, lambda r: None,
-                                threading.Event(), 1, 4)
+                                threading.Event(), lambda: 1)
     assert out is not None
     assert [r.id for r in out] == ["a[0]"] * replayed + ["a[1]"]
     assert [j if j is None else [x.ids for x in j] for j in asked] == \
         ([None] if not replayed else [[("a[1]",)]])
+
+
+def test_a_warm_replay_waits_for_the_drivers_gpu_count_only_once_it_has_replayed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # --gpus all: the replay runs on REPLAY_GPUS whatever the count; the count is awaited after
+    # it, for the jobs it leaves and for the line that says it ran on one GPU
+    order: list[str] = []
+    got = FirstReplay([Result("a[0]", "a", Status.PASS, "replayed", provider="gpu-sweep")], [],
+                      {}, {"mode": "replay", "gpus": 1, "gpus_asked": 1})
+
+    def replay(*a: Any, gpus: int, **k: Any) -> FirstReplay:
+        order.append(f"replay on {gpus}")
+        return got
+
+    def count() -> int:
+        order.append("count")
+        return 2
+
+    monkeypatch.setattr(replay_run, "replay_first", replay)
+    out = gpu_run._replay_first((), SPEC, RunOptions(gpu="on", gpus="all"), list,
+                                lambda r: None, threading.Event(), count)
+    assert out is not None
+    assert order == [f"replay on {replay_run.REPLAY_GPUS}", "count"]
+    assert got.info["gpus_asked"] == 2
 
 
 def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -119,10 +119,9 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
         from ptxconf.app.replay_run import run_kept
 
         run_kept(spec)  # its imports and the code's hash while the driver answers the count
-    gpus = count() if count is not None else _gpus_asked(opts)
+    gpus: Callable[[], int] = count if count is not None else (lambda: 1)
     # --gpu off asks nothing of the lanes (whose module imports multiprocessing's machinery)
-    lanes = 1 if opts.gpu == "off" or not provs else _lanes_asked(opts, gpus)
-    if (opts.gpu == "off" or not provs or lanes <= 1
+    if (opts.gpu == "off" or not provs or not _has_lanes(opts, gpus)
             or importlib.util.find_spec("cupy") is None):
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
         if (early := sys.modules.get("ptxconf.app.replay_prefork")) is not None:
@@ -139,12 +138,14 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
 
     warm = opts.proof_cache and run_kept(spec)
     replay_prefork.decide(warm)  # the replay workers forked as the run began make contexts now
-    if warm:
-        replayed = _replay_first(provs, spec, opts, sequential, emit, dispatched, gpus, lanes)
+    if warm:  # the replay runs on REPLAY_GPUS: it need not wait for the driver's count
+        replayed = _replay_first(provs, spec, opts, sequential, emit, dispatched, gpus)
         if replayed is not None:
             return replayed
     planned: dict[str, Any] = {}
-    out = _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus, lanes, planned=planned)
+    n = gpus()
+    out = _in_lanes(provs, spec, opts, sequential, emit, dispatched, n, _lanes_asked(opts, n),
+                    planned=planned)
     if opts.proof_cache:
         keep_run(spec, planned.get("groups", []), planned.get("built", {}),
                  full=not opts.only and not opts.done)
@@ -157,15 +158,22 @@ def _ordered(provs: tuple[Provider, ...], results: list[Result]) -> list[Result]
     return sorted(results, key=lambda r: order.get(r.provider, len(order)))
 
 
+def _has_lanes(opts: RunOptions, gpus: Callable[[], int]) -> bool:
+    """Whether the GPU jobs go to lanes (two or more): where one GPU's would be two or more,
+    without waiting for the driver's count of GPUs."""
+    return _lanes_asked(opts, 1) > 1 or _lanes_asked(opts, gpus()) > 1
+
+
 def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                   sequential: Callable[[], list[Result]],
-                  emit: Callable[[Result], None], dispatched: threading.Event, gpus: int,
-                  lanes: int) -> list[Result] | None:
+                  emit: Callable[[Result], None], dispatched: threading.Event,
+                  gpus_asked: Callable[[], int]) -> list[Result] | None:
     """The GPU results of a warm run: every job with a kept transcript replayed from this
-    process (`ptxconf.app.replay_run.replay_first`), the rest in lanes; None where the replay
-    cannot start (the lanes then run every job, as in a cold run)."""
+    process (`ptxconf.app.replay_run.replay_first`, on REPLAY_GPUS), the rest in lanes over
+    every GPU asked for (`gpus_asked()`, the driver's count, waited for only then); None where
+    the replay cannot start (the lanes then run every job, as in a cold run)."""
     from ptxconf.app import lanes as L
-    from ptxconf.app.replay_run import replay_first
+    from ptxconf.app.replay_run import REPLAY_GPUS, replay_first
 
     kept = _resumed(provs, opts)
 
@@ -176,9 +184,12 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
 
     got = replay_first(spec, provs, lambda i: i not in opts.done and _selected_id(i, opts.only),
                        full=not opts.only and not opts.done, kernel_cache=opts.kernel_cache,
-                       gpus=gpus, emit=emit, started=started)
+                       gpus=REPLAY_GPUS, emit=emit, started=started)
     if got is None:
         return None
+    gpus = gpus_asked()
+    got.info["gpus_asked"] = gpus
+    lanes = _lanes_asked(opts, gpus)
     if got.rest and not got.results:  # nothing replayed (another device, say): a cold run's
         # lanes, whose device check reports an unusable GPU case by case
         return kept + _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus, lanes,
