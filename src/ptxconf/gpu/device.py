@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import platform
 from typing import Any
 
@@ -53,35 +54,42 @@ def describe() -> dict[str, Any]:
     return info
 
 
+#: The CUDA driver's device attributes for the compute capability (cuda.h, CUdevice_attribute).
+CC_MAJOR_ATTRIBUTE, CC_MINOR_ATTRIBUTE = 75, 76
+
+
+def _driver_error(cuda: Any, err: int) -> str:
+    """A CUresult's name (CUDA_ERROR_NO_DEVICE, say), else its number."""
+    name = ctypes.c_char_p()
+    if cuda.cuGetErrorName(err, ctypes.byref(name)) == 0 and name.value:
+        return name.value.decode(errors="replace")
+    return f"CUresult {err}"
+
+
 def driver_check() -> tuple[str | None, int] | None:
     """(why no visible GPU can run sm_90a probes or None, how many GPUs are visible), asked of
-    the CUDA driver directly (cuda-bindings: cuInit creates no context, so it is cheap and safe
-    in the main process); None when cuda-bindings or the driver library is not here."""
+    the CUDA driver library directly (libcuda through ctypes: nothing to import, and the
+    interpreter is free while the driver answers, so a run can ask on a thread beside its own
+    work; cuInit creates no context, so it is cheap and safe in the main process); None where
+    the driver library is not here (the caller asks a probe worker)."""
     try:
-        from cuda.bindings import driver
-    except Exception:  # noqa: BLE001 - no cuda-bindings: the caller asks a probe worker
+        cuda = ctypes.CDLL("libcuda.so.1")
+    except OSError:
         return None
-    try:
-        (err,) = driver.cuInit(0)
-        if int(err) != 0:
-            return f"CUDA not usable: cuInit failed ({err})", 0
-        err, n = driver.cuDeviceGetCount()
-        if int(err) != 0 or n == 0:
-            return "CUDA not usable: no CUDA device is visible", 0
-        attr = driver.CUdevice_attribute
-        err, major = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, 0)
-        err2, minor = driver.cuDeviceGetAttribute(
-            attr.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, 0)
-        if int(err) != 0 or int(err2) != 0:
-            return None
-    except Exception:  # noqa: BLE001 - an unexpected driver answer: the caller asks a worker
-        return None
-    if (major, minor) != SM90A_CAPABILITY:
+    err = cuda.cuInit(0)
+    if err != 0:
+        return f"CUDA not usable: cuInit failed ({_driver_error(cuda, err)})", 0
+    n, major, minor = ctypes.c_int(), ctypes.c_int(), ctypes.c_int()
+    if cuda.cuDeviceGetCount(ctypes.byref(n)) != 0 or n.value == 0:
+        return "CUDA not usable: no CUDA device is visible", 0
+    if (cuda.cuDeviceGetAttribute(ctypes.byref(major), CC_MAJOR_ATTRIBUTE, 0) != 0
+            or cuda.cuDeviceGetAttribute(ctypes.byref(minor), CC_MINOR_ATTRIBUTE, 0) != 0):
+        return None  # an unexpected driver answer: the caller asks a probe worker
+    if (major.value, minor.value) != SM90A_CAPABILITY:
         want = f"{SM90A_CAPABILITY[0]}.{SM90A_CAPABILITY[1]}"
-        return (f"device 0 has compute capability {major}.{minor}; sm_90a probes need {want}",
-                int(n))
-    return None, int(n)
+        return (f"device 0 has compute capability {major.value}.{minor.value}; sm_90a probes "
+                f"need {want}", n.value)
+    return None, n.value
 
 
 def count() -> int:
