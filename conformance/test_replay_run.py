@@ -5,6 +5,7 @@ which stands in for the probe workers."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -21,6 +22,7 @@ from replaying import EmulatedReplayWorker, lane_job, replay_or_run
 from ptxconf.app import gpu_run, replay_run
 from ptxconf.app.check_lines import kernels_line, replay_misses_line
 from ptxconf.app.lane import Job, _may_fault
+from ptxconf.app.providers import REGISTRY
 from ptxconf.app.replay_run import FAULT_WORKERS_PER_GPU, FirstReplay, Replayed, _replay, replay_workers
 from ptxconf.app.run_options import RunOptions
 from ptxconf.core.results import Result, Status
@@ -175,13 +177,16 @@ def test_a_replay_that_took_nothing_leaves_every_job_to_a_cold_runs_lanes(
         ([None] if not replayed else [[("a[1]",)]])
 
 
-def test_a_warm_replay_waits_for_the_drivers_gpu_count_only_once_it_has_replayed(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    # --gpus all: the replay runs on REPLAY_GPUS whatever the count; the count is awaited after
-    # it, for the jobs it leaves and for the line that says it ran on one GPU
+@pytest.mark.parametrize("left", [0, 1])
+def test_a_warm_replay_asks_the_gpu_count_only_for_the_jobs_it_leaves(
+        monkeypatch: pytest.MonkeyPatch, left: int) -> None:
+    # --gpus all: the replay runs on REPLAY_GPUS whatever the count; the driver is asked only
+    # where jobs are left for lanes (after the replay); the line says what --gpus asked
     order: list[str] = []
-    got = FirstReplay([Result("a[0]", "a", Status.PASS, "replayed", provider="gpu-sweep")], [],
-                      {}, {"mode": "replay", "gpus": 1, "gpus_asked": 1})
+    rest = [Job("gpu-sweep", ("a[1]",), 0)] * left
+    got = FirstReplay([Result("a[0]", "a", Status.PASS, "replayed", provider="gpu-sweep")], rest,
+                      {}, {"mode": "replay", "gpus": 1, "gpus_asked": 1, "replayed_jobs": 1,
+                           "jobs": 1 + left, "lanes": 6})
 
     def replay(*a: Any, gpus: int, **k: Any) -> FirstReplay:
         order.append(f"replay on {gpus}")
@@ -191,12 +196,38 @@ def test_a_warm_replay_waits_for_the_drivers_gpu_count_only_once_it_has_replayed
         order.append("count")
         return 2
 
+    def lanes(*a: Any, **k: Any) -> list[Result]:
+        order.append(f"lanes over {a[6]}")
+        return []
+
     monkeypatch.setattr(replay_run, "replay_first", replay)
+    monkeypatch.setattr(gpu_run, "_in_lanes", lanes)
     out = gpu_run._replay_first((), SPEC, RunOptions(gpu="on", gpus="all"), list,
                                 lambda r: None, threading.Event(), count)
     assert out is not None
-    assert order == [f"replay on {replay_run.REPLAY_GPUS}", "count"]
-    assert got.info["gpus_asked"] == 2
+    assert order == [f"replay on {replay_run.REPLAY_GPUS}"] + ["count", "lanes over 2"] * left
+    assert got.info["gpus_asked"] == "all"
+    line = kernels_line({"modules": 1, "compiled": 0, "from_cache": 1}, got.info)
+    assert line.endswith(f"on 1 GPU(s) (all asked for: {replay_run.REPLAY_ON_ONE_GPU})")
+
+
+def test_a_run_that_will_replay_starts_no_gpu_count(monkeypatch: pytest.MonkeyPatch) -> None:
+    # what a warm --gpus all run does before its replay is what a --gpus 1 run does; a cold
+    # one asks the driver on a thread at once (its lanes are placed over the GPUs)
+    asked: list[str] = []
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: object() if name == "cupy" else None)
+    monkeypatch.setattr(gpu_run, "_asked_later", lambda opts: asked.append("count") or None)
+    monkeypatch.setattr(gpu_run, "_replay_first", lambda *a: [])
+    monkeypatch.setattr(gpu_run, "_in_lanes", lambda *a, **k: [])
+    monkeypatch.setattr(replay_run, "keep_run", lambda *a, **k: None)
+    provs = tuple(p for p in REGISTRY if p.gpu)
+    for kept, want in ((True, []), (False, ["count"])):
+        asked.clear()
+        monkeypatch.setattr(replay_run, "run_kept", lambda spec, kept=kept: kept)
+        gpu_run.gpu_results(provs, SPEC, RunOptions(gpu="on", gpus="all", workers_per_gpu=4),
+                            None, lambda r: None, threading.Event(), list)  # type: ignore[arg-type]
+        assert asked == want
 
 
 def test_the_worker_counts_follow_their_variables(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,7 +34,8 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
     if replay:
         what += (f"; {replay['replayed_jobs']} of {replay['jobs']} GPU jobs replayed from their "
                  f"transcripts by {replay['lanes']} probe workers on {replay['gpus']} GPU(s)")
-        if replay.get("gpus_asked", 1) > replay["gpus"]:
+        asked = replay.get("gpus_asked", 1)  # --gpus N (a number) or all
+        if asked == "all" or int(asked) > replay["gpus"]:
             from ptxconf.app.replay_run import REPLAY_ON_ONE_GPU
 
             what += f" ({replay['gpus_asked']} asked for: {REPLAY_ON_ONE_GPU})"

@@ -114,15 +114,19 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
     CPU providers wait for it, so that until then this thread and the pool's own thread have
     the interpreter to themselves. `sequential()`: the providers' results one case after
     another in this process (`ptxconf.app.run`)."""
-    count = _asked_later(opts)
-    if count is not None and opts.proof_cache and importlib.util.find_spec("cupy") is not None:
+    has_cupy = importlib.util.find_spec("cupy") is not None
+    warm = False
+    if opts.gpu != "off" and provs and has_cupy and opts.proof_cache:
         from ptxconf.app.replay_run import run_kept
 
-        run_kept(spec)  # its imports and the code's hash while the driver answers the count
-    gpus: Callable[[], int] = count if count is not None else (lambda: 1)
+        warm = run_kept(spec)
+    # --gpus N/all: a run that will replay asks the driver for no count (the replay runs on
+    # REPLAY_GPUS; a count is asked only for jobs it leaves to lanes), so that it does just
+    # what a run of one GPU does; any other asks on a thread of its own from now
+    count = None if warm else _asked_later(opts)
+    gpus: Callable[[], int] = count if count is not None else (lambda: _gpus_asked(opts))
     # --gpu off asks nothing of the lanes (whose module imports multiprocessing's machinery)
-    if (opts.gpu == "off" or not provs or not _has_lanes(opts, gpus)
-            or importlib.util.find_spec("cupy") is None):
+    if opts.gpu == "off" or not provs or not has_cupy or not _has_lanes(opts, gpus):
         dispatched.set()  # no lanes: the CPU providers run beside this thread from the start
         if (early := sys.modules.get("ptxconf.app.replay_prefork")) is not None:
             early.release()  # no replay in this process: the workers forked for it go
@@ -134,9 +138,8 @@ def gpu_results(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions, ctx: 
             opts.extra["kernels"] = kernel_note(sess.built, sess.build_seconds)
         return out
     from ptxconf.app import replay_prefork
-    from ptxconf.app.replay_run import keep_run, run_kept
+    from ptxconf.app.replay_run import keep_run
 
-    warm = opts.proof_cache and run_kept(spec)
     replay_prefork.decide(warm)  # the replay workers forked as the run began make contexts now
     if warm:  # the replay runs on REPLAY_GPUS: it need not wait for the driver's count
         replayed = _replay_first(provs, spec, opts, sequential, emit, dispatched, gpus)
@@ -170,8 +173,9 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                   gpus_asked: Callable[[], int]) -> list[Result] | None:
     """The GPU results of a warm run: every job with a kept transcript replayed from this
     process (`ptxconf.app.replay_run.replay_first`, on REPLAY_GPUS), the rest in lanes over
-    every GPU asked for (`gpus_asked()`, the driver's count, waited for only then); None where
-    the replay cannot start (the lanes then run every job, as in a cold run)."""
+    every GPU asked for (`gpus_asked()`, the driver's count, asked only then: its run record
+    says what --gpus asked); None where the replay cannot start (the lanes then run every job,
+    as in a cold run)."""
     from ptxconf.app import lanes as L
     from ptxconf.app.replay_run import REPLAY_GPUS, replay_first
 
@@ -187,19 +191,19 @@ def _replay_first(provs: tuple[Provider, ...], spec: Spec, opts: RunOptions,
                        gpus=REPLAY_GPUS, emit=emit, started=started)
     if got is None:
         return None
-    gpus = gpus_asked()
-    got.info["gpus_asked"] = gpus
-    lanes = _lanes_asked(opts, gpus)
+    got.info["gpus_asked"] = int(opts.gpus) if opts.gpus.isdigit() else opts.gpus
     if got.rest and not got.results:  # nothing replayed (another device, say): a cold run's
         # lanes, whose device check reports an unusable GPU case by case
-        return kept + _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus, lanes,
-                                emit_kept=False)
+        gpus = gpus_asked()
+        return kept + _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus,
+                                _lanes_asked(opts, gpus), emit_kept=False)
     opts.extra["kernels"] = kernel_note(got.built, 0.0)
     in_lanes: list[Result] = []
     if got.rest:  # over every GPU asked for (the replay itself ran on REPLAY_GPUS)
+        gpus = gpus_asked()
         rest = L.place([(j.provider, j.ids) for j in got.rest], gpus)
         in_lanes = _in_lanes(provs, spec, opts, sequential, emit, dispatched, gpus,
-                             min(lanes, len(rest)), rest, emit_kept=False)
+                             min(_lanes_asked(opts, gpus), len(rest)), rest, emit_kept=False)
     opts.extra["lanes"] = ({**opts.extra.get("lanes", {}), "replay": got.info} if got.rest
                            else got.info)
     return kept + _ordered(provs, got.results + in_lanes)
