@@ -149,3 +149,39 @@ def test_a_warm_run_is_recorded_as_computing_no_cpu_result() -> None:
     assert _computed(results) == {"self-consistency": 0, "proofs": 1, "assembler-witness": 0}
     assert _computed(results[:1] + results[2:3]) == {"self-consistency": 0, "proofs": 0,
                                                       "assembler-witness": 0}
+
+
+def test_each_familys_host_seconds_are_its_jobs_time_less_their_waits() -> None:
+    """`family_seconds`: per provider, its jobs' lane time, of which host work (less the waits
+    for the probe workers) and the workers' own seconds; worked by hand on TIMELINE."""
+    from ptxconf.app.bench import family_seconds
+
+    waits = [{**j, "calls": 2, "wait_s": w, "probe_s": p}
+             for j, w, p in zip(TIMELINE, (0.5, 0.25, 1.0), (0.25, 0.125, 0.5), strict=True)]
+    landed = {"provider": "kernel-build", "module": "wgmma:00", "cases": 0, "pid": 0,
+              "start": 0.5, "end": 0.5}
+    got = family_seconds({"gpus": 1, "lanes": 2, "timeline": [landed, *waits]})
+    # gpu-sweep: 1.5 + 1.5 = 3.0 lane-s, host (1.5 - 0.5) + (1.5 - 1.0) = 1.5, workers 0.75;
+    # gpu-wmma: 1.5 lane-s, host 1.25, worker 0.125 (rounded to 0.12); longest first
+    assert got == {"gpu-sweep": {"jobs": 2, "lane_s": 3.0, "host_s": 1.5, "worker_s": 0.75},
+                   "gpu-wmma": {"jobs": 1, "lane_s": 1.5, "host_s": 1.25, "worker_s": 0.12}}
+    # a warm run's replay first, then the lanes of the jobs it left: both timelines count
+    replay = {"mode": "replay", "timeline": [{**waits[1], "start": 0.0, "end": 0.5,
+                                              "wait_s": 0.5}]}
+    both = family_seconds({"gpus": 1, "lanes": 2, "timeline": waits[:1], "replay": replay})
+    assert both == {"gpu-sweep": {"jobs": 1, "lane_s": 1.5, "host_s": 1.0, "worker_s": 0.25},
+                    "gpu-wmma": {"jobs": 1, "lane_s": 0.5, "host_s": 0.0, "worker_s": 0.12}}
+    assert family_seconds(None) == {}
+
+
+def test_the_bench_prints_each_familys_host_and_worker_seconds() -> None:
+    waits = [{**j, "calls": 2, "wait_s": 0.5, "probe_s": 0.25} for j in TIMELINE]
+    run = {"command": "ptxconf --gpu on", "wall_s": 9.0, "exit_code": 0,
+           "lanes": {"gpus": 1, "lanes": 2, "timeline": waits}}
+    figures = {"space": {}, "device": {"name": "H200"},
+               "check_gpu_on": {"cold": run, "warm": {**run, "lanes": None},
+                                "warm_walls_s": [9.0]}}
+    lines = _lines(figures)
+    assert ("per family, cold (host s in the lanes / the probe workers' s): "
+            "gpu-sweep 2.0/0.5, gpu-wmma 1.0/0.25") in lines
+    assert not any(line.startswith("per family, warm") for line in lines)

@@ -65,6 +65,16 @@ def test_the_runner_counts_its_answered_calls_and_their_seconds(runner: ProbeRun
     assert runner.worker_s <= runner.round_trip_s < runner.worker_s + 1.0
 
 
+def test_a_call_with_no_answer_counts_as_waiting_until_given_up(runner: ProbeRunner) -> None:
+    """The lane waited for the worker, not worked: a lane's host seconds (a job's time less its
+    waits) must not hold a hung call, nor a fault's recovery."""
+    r = runner.call("runner.selftest_sleep", 5.0, timeout_s=0.4)
+    assert r.error_kind == "timeout"
+    assert runner.calls == 0
+    assert runner.worker_s == 0.0
+    assert 0.4 <= runner.round_trip_s < 2.0
+
+
 def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch) -> None:
     """A lane's workers warm up holding the lock their GPU's lanes share (runner.START_LOCK,
     inherited by fork): each lets it go when warm, and one that finds it held too long warms
@@ -90,3 +100,4 @@ def test_workers_start_cuda_taking_turns_and_never_stall_on_the_lock(monkeypatch
     with ProbeRunner(timeout_s=30, start_timeout_s=60, warm_call="device.warm") as r:
         assert r.call("runner.selftest_sleep", 0.01, timeout_s=0.5).error_kind == "timeout"
     lock.release()
+

@@ -28,3 +28,21 @@ def test_a_lane_takes_the_runs_variables_and_its_server_folder(
     assert "HOME_OF_SOMETHING_ELSE" not in env
     assert env["PTXCONF_KERNEL_CACHE"] == "/tmp/kernels"
     assert (setup.proof_cache, setup.server_dir) == (False, "/tmp/sockets")
+
+
+def test_a_lanes_waits_count_its_private_worker_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A job whose cases may fault runs on the lane's private probe worker (not the shared
+    probe server): its calls and waits count in the job's `wait_s` like the server's."""
+    from types import SimpleNamespace
+
+    from ptxconf.app import lane
+    from ptxconf.gpu.session import SESSION_RESOURCE
+
+    server = SimpleNamespace(calls=3, worker_s=0.5, round_trip_s=0.75)
+    private = SimpleNamespace(calls=2, worker_s=1.0, round_trip_s=4.0)
+    ctx = SimpleNamespace(shared={SESSION_RESOURCE: SimpleNamespace(runner=server)})
+    monkeypatch.setitem(lane._LANE, 0, (None, ctx))
+    monkeypatch.setitem(lane._PRIVATE, 0, private)
+    assert lane._probe_counters(0) == (5, 1.5, 4.75)
+    monkeypatch.setitem(lane._PRIVATE, 0, server)  # one worker: counted once
+    assert lane._probe_counters(0) == (3, 0.5, 0.75)

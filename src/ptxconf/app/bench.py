@@ -6,7 +6,8 @@ Never a timed test: these figures are read by people. Every figure comes from th
 * `ptxconf check --gpu on`, every case, as a user runs it (a fresh process, so process start
   is included): cold (an empty kernel cache, proof cache and CUDA compute cache, which on a
   GPU node also serves NVRTC) and warm (the same caches again; the median of WARM_RUNS),
-  with its cases, statuses, per-provider seconds and the kernel build;
+  with its cases, statuses, per-provider seconds, the kernel build, and per GPU family its
+  lanes' host seconds and its probe workers' own (`family_seconds`);
 * the naive baseline, measured in the same run on a sample of variants spread over the space:
   each variant's kernel alone in a module compiled with no cache, every probe its own launch,
   synchronisation and worker round trip, one after another
@@ -63,6 +64,7 @@ def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, 
                     "variant_cases": sum(r["id"].startswith("gpu.variant[") for r in results),
                     "provider_seconds": {k: round(v, 2) for k, v in sorted(per.items())},
                     "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
+                    "families": family_seconds(data["meta"].get("lanes")),
                     "witness": data["meta"].get("witness"),
                     "from_cache": data["meta"].get("from_cache"),
                     "replayed": sum(1 for r in results if (r.get("fields") or {}).get("replayed")),
@@ -127,6 +129,37 @@ def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
         for part in ("load", "call", "digest"):
             out[f"replay_{part}_s"] = round(sum(j.get(f"replay_{part}_s", 0.0) for j in timeline), 2)
     return out
+
+
+def family_seconds(lanes: dict[str, Any] | None) -> dict[str, dict[str, float]]:
+    """Per GPU family (provider), from a run's meta.lanes: its jobs, the seconds its jobs took
+    in the lanes (`lane_s`), of those the lanes' own host work (`host_s`: the jobs' time less
+    their wait for the probe workers' answers), and the probe workers' own seconds in those
+    calls (`worker_s`: copies, launches, the GPU's work and, in a replay, the digests). A warm
+    run's replay jobs are one call each: their time is the workers'. {} where the run has no
+    lane timeline."""
+    lanes = lanes or {}
+    timeline = [*((lanes.get("replay") or {}).get("timeline") or []),
+                *(lanes.get("timeline") or [])]
+    out: dict[str, dict[str, float]] = {}
+    for j in timeline:
+        if j.get("provider") == "kernel-build":
+            continue
+        row = out.setdefault(j["provider"], {"jobs": 0, "lane_s": 0.0, "host_s": 0.0,
+                                             "worker_s": 0.0})
+        took = j["end"] - j["start"]
+        row["jobs"] += 1
+        row["lane_s"] += took
+        row["host_s"] += max(0.0, took - j.get("wait_s", 0.0))
+        row["worker_s"] += j.get("probe_s", 0.0)
+    return {p: {k: round(v, 2) if k != "jobs" else int(v) for k, v in row.items()}
+            for p, row in sorted(out.items(), key=lambda kv: -kv[1]["lane_s"])}
+
+
+def _families_line(phase: str, fams: dict[str, dict[str, float]]) -> str:
+    """One line: each family's host seconds in the lanes and its probe workers' seconds."""
+    return (f"per family, {phase} (host s in the lanes / the probe workers' s): "
+            + ", ".join(f"{p} {r['host_s']}/{r['worker_s']}" for p, r in fams.items()))
 
 
 def _phase(run: dict[str, Any]) -> str:
@@ -284,6 +317,11 @@ def _lines(f: dict[str, Any]) -> list[str]:
                        f"kernels compiled {k.get('compiled', '-')}, witness kernels compiled "
                        f"{w.get('compiled', '-')}, computed (not cached) "
                        f"{sum((r.get('computed') or {}).values())} CPU results, exit {r['exit_code']}")
+    if "check_gpu_on" in f:
+        for phase in ("cold", "warm"):
+            fams = family_seconds(f["check_gpu_on"][phase].get("lanes"))
+            if fams:
+                out.append(_families_line(phase, fams))
     if "naive" in f:
         n = f["naive"]
         out.append(f"naive baseline: {n['seconds_per_variant']} s per variant over "

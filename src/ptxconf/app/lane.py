@@ -210,14 +210,18 @@ def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
 
 
 def _probe_counters(device: int) -> tuple[int, float, float]:
-    """(calls, worker seconds, round-trip seconds) of this lane's probe worker so far."""
+    """(calls, worker seconds, round-trip seconds) of this lane's probe workers so far: its
+    session's (a probe server's, where the lanes share them) and its private one's (the cases
+    that may fault run there, `run_job`)."""
     from ptxconf.gpu.session import SESSION_RESOURCE
 
     lane = _LANE.get(device)
     sess = lane[1].shared.get(SESSION_RESOURCE) if lane else None
-    runner = getattr(sess, "runner", None)
-    return (getattr(runner, "calls", 0), getattr(runner, "worker_s", 0.0),
-            getattr(runner, "round_trip_s", 0.0))
+    runners = {id(r): r for r in (getattr(sess, "runner", None), _PRIVATE.get(device))
+               if r is not None}
+    return (sum(getattr(r, "calls", 0) for r in runners.values()),
+            sum(getattr(r, "worker_s", 0.0) for r in runners.values()),
+            sum(getattr(r, "round_trip_s", 0.0) for r in runners.values()))
 
 
 def close_lane() -> None:

@@ -195,8 +195,9 @@ class ProbeRunner:
         self.start_timeout_s = start_timeout_s
         self.restarts = 0
         #: Calls answered, the seconds the worker spent in them (its own clock) and the
-        #: seconds from send to answer in this process (with the pipe and the pickling): where a
-        #: busy lane's time goes (`ptxconf.app.lanes.run_timed_job`).
+        #: seconds from send to answer in this process (with the pipe and the pickling; a call
+        #: the worker timed out on or died in counts until then, a fault's recovery included):
+        #: where a busy lane's time goes (`ptxconf.app.lanes.run_timed_job`).
         self.calls = 0
         self.worker_s = 0.0
         self.round_trip_s = 0.0
@@ -307,6 +308,7 @@ class ProbeRunner:
         if not conn.poll(limit):
             self._stop(kill=True)
             self.restarts += 1
+            self.round_trip_s += time.perf_counter() - start
             return ProbeResult(False, error=f"{name}: no answer within {limit} s; worker killed",
                                error_kind="timeout", seconds=time.perf_counter() - start,
                                worker_pid=proc.pid)
@@ -319,6 +321,7 @@ class ProbeRunner:
             proc.join(timeout=10)
             self._stop(kill=True)
             self.restarts += 1
+            self.round_trip_s += time.perf_counter() - start
             return ProbeResult(False, error=f"{name}: the worker died (exit code "
                                f"{proc.exitcode}) without an answer", error_kind="crash",
                                seconds=time.perf_counter() - start, worker_pid=proc.pid)
