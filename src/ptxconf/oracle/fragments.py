@@ -20,8 +20,9 @@ Every map is checked to be a bijection onto the M x (K or N) tile before it is r
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator, Sequence
 from dataclasses import InitVar, dataclass, field, replace
-from typing import Literal
+from typing import Literal, overload
 
 import numpy as np
 
@@ -47,6 +48,52 @@ STATUS_HYPOTHESIS: FragmentStatus = "hypothesis (unknown until probed)"
 Operand = Literal["A", "D"]
 #: (thread, register, subelement, row, col)
 Entry = tuple[int, int, int, int, int]
+
+
+class Entries(Sequence[Entry]):
+    """A derived map's entries, made from its table at the first read: a check's probes and
+    judges read only the table (`FragmentMap.table`), and the bundled spec's 328 maps hold
+    about 2 million entries (3 s of a run's host work as tuples)."""
+
+    __slots__ = ("_items", "_table")
+
+    def __init__(self, table: np.ndarray) -> None:
+        self._table = table
+        self._items: tuple[Entry, ...] | None = None
+
+    def _all(self) -> tuple[Entry, ...]:
+        if self._items is None:
+            self._items = tuple(map(tuple, self._table.tolist()))
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    @overload
+    def __getitem__(self, i: int) -> Entry: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Entry, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Entry | tuple[Entry, ...]:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[Entry]:
+        return iter(self._all())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Entries):
+            return bool(np.array_equal(self._table, other._table))
+        return isinstance(other, tuple) and self._all() == other
+
+    def __hash__(self) -> int:
+        return hash(self._all())
+
+    def __repr__(self) -> str:
+        return repr(self._all())
+
+    def __reduce__(self) -> tuple[type[Entries], tuple[np.ndarray]]:
+        return Entries, (self._table,)
 
 
 
@@ -134,7 +181,8 @@ class FragmentMap:
     threads: int
     registers: int
     elems_per_register: int
-    entries: tuple[Entry, ...]
+    #: sorted by (thread, register, subelement); `Entries` where derived (made at the first read)
+    entries: Sequence[Entry]
     #: The (thread, value) layout the entries come from, in CuTe notation, and its unit.
     layout: str
     layout_unit: str
@@ -222,16 +270,17 @@ def fragment_array(instr: str, operand: str, spec: Spec | None = None) -> np.nda
     return fragment_map(instr, operand, spec).table
 
 
-def _table(columns: list[np.ndarray]) -> tuple[tuple[Entry, ...], np.ndarray]:
+def _table(columns: list[np.ndarray]) -> tuple[Entries, np.ndarray]:
     """(entries, table) of five equally shaped columns (thread, register, subelement, row,
-    col), sorted by (thread, register, subelement, row, col); the table read-only."""
+    col), sorted by (thread, register, subelement, row, col); the table read-only, the entries
+    made from it when first read."""
     cols = [np.asarray(c).ravel() for c in columns]
     if any(c.dtype.kind not in "iu" for c in cols):
         raise TypeError(f"a fragment table holds whole numbers, got {[c.dtype.name for c in cols]}")
     order = np.lexsort(cols[::-1])
     table = np.stack([c[order] for c in cols], axis=1).astype(np.int64).reshape(-1, 5)
     table.setflags(write=False)
-    return tuple((t, r, e, i, j) for t, r, e, i, j in table.tolist()), table
+    return Entries(table), table
 
 
 def fragment_entries(instr: str, operand: str, spec: Spec | None = None) -> list[Entry]:
