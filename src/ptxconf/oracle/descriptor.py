@@ -127,7 +127,8 @@ def descriptor_format(spec: Spec | None = None) -> DescriptorFormat:
         spec = default_spec()
     elif not isinstance(spec, Spec):
         raise TypeError(f"descriptor_format wants a Spec or None, got {type(spec).__name__}")
-    return DescriptorFormat.from_rows(spec.in_file(DescriptorField, DESCRIPTOR_FILE))
+    return spec.memo(("descriptor_format",), lambda: DescriptorFormat.from_rows(
+        spec.in_file(DescriptorField, DESCRIPTOR_FILE)))
 
 
 def encode(start_address_bytes: int, lbo_bytes: int, sbo_bytes: int, swizzle: str,
