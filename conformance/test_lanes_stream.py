@@ -410,3 +410,20 @@ def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
     L.prestart(kernel_cache=False)  # --no-cache: every module compiles
     assert len(started) == 2
     L.release_compile()
+
+
+def test_a_first_run_that_cannot_start_compile_processes_early_goes_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No processes to spare at the run's start (the build later starts its own, or says why):
+    `prestart` neither raises nor keeps anything."""
+    def refuse(count: int) -> Any:
+        raise OSError("Resource temporarily unavailable")
+
+    monkeypatch.setattr(kcache, "start_workers", refuse)
+    monkeypatch.setattr(L, "lane_context", lambda: type("Ctx", (), {
+        "get_start_method": staticmethod(lambda: "forkserver")})())
+    monkeypatch.setattr("multiprocessing.forkserver.ensure_running", lambda: None)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    monkeypatch.setenv(kcache.CACHE_ENV, str(tmp_path))
+    L.prestart()
+    assert not L._early_compile

@@ -22,6 +22,7 @@ gives each of its cases a failing result that says so (nothing is lost silently)
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -159,8 +160,19 @@ def prestart(kernel_cache: bool = True) -> None:
     forkserver.ensure_running()
     from ptxconf.gpu import kcache
 
-    if not _early_compile and (not kernel_cache or not any(kcache.cache_dir().glob("*.cubin"))):
+    if _early_compile or (kernel_cache and _holds_cubins(kcache.cache_dir())):
+        return
+    # no processes to spare now: the build starts its own
+    with contextlib.suppress(OSError, RuntimeError):
         _early_compile.append(kcache.start_workers(os.cpu_count() or 1))
+
+
+def _holds_cubins(folder: Path) -> bool:
+    """Whether the kernel cache holds any cubin (an unreadable one: taken as holding some)."""
+    try:
+        return any(folder.glob("*.cubin"))
+    except OSError:
+        return True
 
 
 def release_compile() -> None:
