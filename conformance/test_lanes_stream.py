@@ -369,8 +369,19 @@ def test_a_run_starts_compile_workers_only_where_the_kernel_cache_lacks_a_module
     assert lanes.prepare_build(SPEC, tmp_path) == (mods, None)
 
 
+@pytest.fixture
+def prestarts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`lanes.prestart` as on a GPU node (CuPy there, lanes from a fork server) whose kernel
+    cache is `tmp_path`: the fork server itself is not started."""
+    monkeypatch.setattr(L, "lane_context", lambda: type("Ctx", (), {
+        "get_start_method": staticmethod(lambda: "forkserver")})())
+    monkeypatch.setattr("multiprocessing.forkserver.ensure_running", lambda: None)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
+    monkeypatch.setenv(kcache.CACHE_ENV, str(tmp_path))
+
+
 def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        prestarts: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`prestart` (the run's first act) starts them where the kernel cache holds no cubin, and
     the run's build takes them; a cache that holds one starts none; what no build took ends."""
     from ptxconf.gpu import build
@@ -386,11 +397,6 @@ def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
             self.ended = True
 
     monkeypatch.setattr(kcache, "start_workers", Started)
-    monkeypatch.setattr(L, "lane_context", lambda: type("Ctx", (), {
-        "get_start_method": staticmethod(lambda: "forkserver")})())
-    monkeypatch.setattr("multiprocessing.forkserver.ensure_running", lambda: None)
-    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
-    monkeypatch.setenv(kcache.CACHE_ENV, str(tmp_path))
     L.prestart()
     assert started == [os.cpu_count() or 1]
     early = L._early_compile[0]
@@ -413,17 +419,12 @@ def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
 
 
 def test_a_first_run_that_cannot_start_compile_processes_early_goes_on(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        prestarts: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """No processes to spare at the run's start (the build later starts its own, or says why):
     `prestart` neither raises nor keeps anything."""
     def refuse(count: int) -> Any:
         raise OSError("Resource temporarily unavailable")
 
     monkeypatch.setattr(kcache, "start_workers", refuse)
-    monkeypatch.setattr(L, "lane_context", lambda: type("Ctx", (), {
-        "get_start_method": staticmethod(lambda: "forkserver")})())
-    monkeypatch.setattr("multiprocessing.forkserver.ensure_running", lambda: None)
-    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: object())
-    monkeypatch.setenv(kcache.CACHE_ENV, str(tmp_path))
     L.prestart()
     assert not L._early_compile
