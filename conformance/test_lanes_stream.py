@@ -398,21 +398,21 @@ def test_a_first_run_starts_its_compile_processes_before_the_spec_loads(
 
     monkeypatch.setattr(kcache, "start_workers", Started)
     L.prestart()
-    assert started == [os.cpu_count() or 1]
+    assert started == [min(os.cpu_count() or 1, L.EARLY_COMPILE_MAX)]
     early = L._early_compile[0]
     if build.nvrtc_problem() is None:  # the build takes them
         prepared = L.prepare_build(SPEC, tmp_path / "kernels")
         assert prepared is not None
         assert prepared[1] is early
         assert not L._early_compile
-        assert started == [os.cpu_count() or 1]
+        assert started == [min(os.cpu_count() or 1, L.EARLY_COMPILE_MAX)]
         L._early_compile.append(early)
     L.release_compile()
     assert early.ended
     assert not L._early_compile
     (tmp_path / "0f.cubin").write_bytes(b"")
     L.prestart()
-    assert started == [os.cpu_count() or 1], "a cache with a cubin in it: none started"
+    assert len(started) == 1, "a cache with a cubin in it: none started"
     L.prestart(kernel_cache=False)  # --no-cache: every module compiles
     assert len(started) == 2
     L.release_compile()

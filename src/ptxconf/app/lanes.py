@@ -141,6 +141,9 @@ def lane_context() -> Any:
 
 #: Compile processes `prestart` started, for `prepare_build` to take (or `release_compile`).
 _early_compile: list[Any] = []
+#: At most this many started before the spec says how many modules there are (the bundled
+#: spec's plan has 52): a many-core node does not start a hundred interpreters for them.
+EARLY_COMPILE_MAX = 64
 
 
 def prestart(kernel_cache: bool = True) -> None:
@@ -148,8 +151,8 @@ def prestart(kernel_cache: bool = True) -> None:
     run while the caller loads the spec and plans; the pool made later finds it ready. Where
     the kernel cache holds no cubin (a first run; `kernel_cache=False`: --no-cache), every
     module will compile: the compile processes start now too (`kcache.start_workers`, one a
-    core), and are ready when the build starts. Nothing where CuPy is missing or there is no
-    fork server."""
+    core, at most EARLY_COMPILE_MAX), and are ready when the build starts. Nothing where CuPy
+    is missing or there is no fork server."""
     import importlib.util
 
     ctx = lane_context()
@@ -164,7 +167,7 @@ def prestart(kernel_cache: bool = True) -> None:
         return
     # no processes to spare now: the build starts its own
     with contextlib.suppress(OSError, RuntimeError):
-        _early_compile.append(kcache.start_workers(os.cpu_count() or 1))
+        _early_compile.append(kcache.start_workers(min(os.cpu_count() or 1, EARLY_COMPILE_MAX)))
 
 
 def _holds_cubins(folder: Path) -> bool:
