@@ -175,11 +175,14 @@ def test_each_familys_host_seconds_are_its_jobs_time_less_their_waits() -> None:
 
 
 def test_the_bench_prints_each_familys_host_and_worker_seconds() -> None:
+    from ptxconf.app.bench import family_seconds
+
     waits = [{**j, "calls": 2, "wait_s": 0.5, "probe_s": 0.25} for j in TIMELINE]
-    run = {"command": "ptxconf --gpu on", "wall_s": 9.0, "exit_code": 0,
-           "lanes": {"gpus": 1, "lanes": 2, "timeline": waits}}
+    lanes = {"gpus": 1, "lanes": 2, "timeline": waits}
+    run = {"command": "ptxconf --gpu on", "wall_s": 9.0, "exit_code": 0, "lanes": lanes,
+           "families": family_seconds(lanes)}  # as `_check` records a run
     figures = {"space": {}, "device": {"name": "H200"},
-               "check_gpu_on": {"cold": run, "warm": {**run, "lanes": None},
+               "check_gpu_on": {"cold": run, "warm": {**run, "lanes": None, "families": {}},
                                 "warm_walls_s": [9.0]}}
     lines = _lines(figures)
     assert ("per family, cold (host s in the lanes / the probe workers' s): "

@@ -319,7 +319,7 @@ def _lines(f: dict[str, Any]) -> list[str]:
                        f"{sum((r.get('computed') or {}).values())} CPU results, exit {r['exit_code']}")
     if "check_gpu_on" in f:
         for phase in ("cold", "warm"):
-            fams = family_seconds(f["check_gpu_on"][phase].get("lanes"))
+            fams = f["check_gpu_on"][phase].get("families")  # `_check`'s family_seconds
             if fams:
                 out.append(_families_line(phase, fams))
     if "naive" in f:

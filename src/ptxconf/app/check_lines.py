@@ -38,7 +38,7 @@ def kernels_line(k: dict[str, Any], lanes: dict[str, Any] | None) -> str:
         if asked == "all" or int(asked) > replay["gpus"]:
             from ptxconf.app.replay_run import REPLAY_ON_ONE_GPU
 
-            what += f" ({replay['gpus_asked']} asked for: {REPLAY_ON_ONE_GPU})"
+            what += f" ({asked} asked for: {REPLAY_ON_ONE_GPU})"
     if lanes and lanes.get("mode") != "replay":
         what += f"; GPU cases over {lanes['gpus']} GPU(s) x {lanes['lanes'] // lanes['gpus']} workers"
     return what
