@@ -188,3 +188,26 @@ def test_the_bench_prints_each_familys_host_and_worker_seconds() -> None:
     assert ("per family, cold (host s in the lanes / the probe workers' s): "
             "gpu-sweep 2.0/0.5, gpu-wmma 1.0/0.25") in lines
     assert not any(line.startswith("per family, warm") for line in lines)
+
+
+def test_the_gpus_own_kernel_seconds_are_summed_per_family_and_per_run() -> None:
+    """Jobs that recorded the GPU's kernel seconds (`gpu_s`, CUDA events in the probe worker)
+    give each family its sum and the run a total; the lines print both. Worked by hand."""
+    from ptxconf.app.bench import family_seconds, gpu_busy_s
+
+    timed = [{**j, "calls": 1, "wait_s": 0.5, "probe_s": 0.25, "gpu_s": g}
+             for j, g in zip(TIMELINE, (0.0125, 0.5, 0.0375), strict=True)]
+    fams = family_seconds({"gpus": 1, "lanes": 2, "timeline": timed})
+    assert {p: r["gpu_s"] for p, r in fams.items()} == {"gpu-sweep": 0.05, "gpu-wmma": 0.5}
+    assert gpu_busy_s(fams) == 0.55
+    assert gpu_busy_s(family_seconds({"timeline": TIMELINE})) is None  # never recorded: no 0
+    run = {"command": "ptxconf --gpu on", "wall_s": 3.0, "exit_code": 0, "families": fams,
+           "gpu_busy_s": gpu_busy_s(fams)}
+    lines = _lines({"space": {}, "device": {"name": "H200"},
+                    "check_gpu_on": {"cold": run, "warm": {**run, "families": {},
+                                                           "gpu_busy_s": None},
+                                     "warm_walls_s": [3.0]}})
+    assert lines[2].endswith("; the GPU's own time in kernels 0.55 s")
+    assert not lines[3].endswith("kernels 0.55 s")  # the warm run recorded none
+    assert ("per family, cold (host s in the lanes / the probe workers' s / the GPU's own s "
+            "in kernels): gpu-sweep 2.0/0.5/0.05, gpu-wmma 1.0/0.25/0.5") in lines

@@ -32,17 +32,18 @@ def test_a_lane_takes_the_runs_variables_and_its_server_folder(
 
 def test_a_lanes_waits_count_its_private_worker_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """A job whose cases may fault runs on the lane's private probe worker (not the shared
-    probe server): its calls and waits count in the job's `wait_s` like the server's."""
+    probe server): its calls, waits and GPU seconds count in the job's figures like the
+    server's."""
     from types import SimpleNamespace
 
     from ptxconf.app import lane
     from ptxconf.gpu.session import SESSION_RESOURCE
 
-    server = SimpleNamespace(calls=3, worker_s=0.5, round_trip_s=0.75)
-    private = SimpleNamespace(calls=2, worker_s=1.0, round_trip_s=4.0)
+    server = SimpleNamespace(calls=3, worker_s=0.5, round_trip_s=0.75, gpu_s=0.125)
+    private = SimpleNamespace(calls=2, worker_s=1.0, round_trip_s=4.0, gpu_s=0.25)
     ctx = SimpleNamespace(shared={SESSION_RESOURCE: SimpleNamespace(runner=server)})
     monkeypatch.setitem(lane._LANE, 0, (None, ctx))
     monkeypatch.setitem(lane._PRIVATE, 0, private)
-    assert lane._probe_counters(0) == (5, 1.5, 4.75)
+    assert lane._probe_counters(0) == (5, 1.5, 4.75, 0.375)
     monkeypatch.setitem(lane._PRIVATE, 0, server)  # one worker: counted once
-    assert lane._probe_counters(0) == (3, 0.5, 0.75)
+    assert lane._probe_counters(0) == (3, 0.5, 0.75, 0.125)

@@ -64,7 +64,8 @@ def _check(args: list[str], env: dict[str, str], report_dir: Path) -> dict[str, 
                     "variant_cases": sum(r["id"].startswith("gpu.variant[") for r in results),
                     "provider_seconds": {k: round(v, 2) for k, v in sorted(per.items())},
                     "kernels": data["meta"].get("kernels"), "lanes": data["meta"].get("lanes"),
-                    "families": family_seconds(data["meta"].get("lanes")),
+                    "families": (fams := family_seconds(data["meta"].get("lanes"))),
+                    "gpu_busy_s": gpu_busy_s(fams),
                     "witness": data["meta"].get("witness"),
                     "from_cache": data["meta"].get("from_cache"),
                     "replayed": sum(1 for r in results if (r.get("fields") or {}).get("replayed")),
@@ -134,10 +135,11 @@ def lane_phase(lanes: dict[str, Any] | None) -> dict[str, Any]:
 def family_seconds(lanes: dict[str, Any] | None) -> dict[str, dict[str, float]]:
     """Per GPU family (provider), from a run's meta.lanes: its jobs, the seconds its jobs took
     in the lanes (`lane_s`), of those the lanes' own host work (`host_s`: the jobs' time less
-    their wait for the probe workers' answers), and the probe workers' own seconds in those
-    calls (`worker_s`: copies, launches, the GPU's work and, in a replay, the digests). A warm
-    run's replay jobs are one call each: their time is the workers'. {} where the run has no
-    lane timeline."""
+    their wait for the probe workers' answers), the probe workers' own seconds in those
+    calls (`worker_s`: copies, launches, the GPU's work and, in a replay, the digests) and,
+    where the jobs recorded it, the GPU's own seconds in their kernels (`gpu_s`, CUDA events:
+    `ptxconf.gpu.busy`). A warm run's replay jobs are one call each: their time is the
+    workers'. {} where the run has no lane timeline."""
     lanes = lanes or {}
     timeline = [*((lanes.get("replay") or {}).get("timeline") or []),
                 *(lanes.get("timeline") or [])]
@@ -152,14 +154,28 @@ def family_seconds(lanes: dict[str, Any] | None) -> dict[str, dict[str, float]]:
         row["lane_s"] += took
         row["host_s"] += max(0.0, took - j.get("wait_s", 0.0))
         row["worker_s"] += j.get("probe_s", 0.0)
-    return {p: {k: round(v, 2) if k != "jobs" else int(v) for k, v in row.items()}
+        if "gpu_s" in j:
+            row["gpu_s"] = row.get("gpu_s", 0.0) + j["gpu_s"]
+    return {p: {k: int(v) if k == "jobs" else round(v, 3 if k == "gpu_s" else 2)
+                for k, v in row.items()}
             for p, row in sorted(out.items(), key=lambda kv: -kv[1]["lane_s"])}
 
 
+def gpu_busy_s(fams: dict[str, dict[str, float]]) -> float | None:
+    """The GPU's own seconds in a run's kernels, its families' summed (None where its jobs did
+    not record them)."""
+    got = [r["gpu_s"] for r in fams.values() if "gpu_s" in r]
+    return round(sum(got), 3) if got else None
+
+
 def _families_line(phase: str, fams: dict[str, dict[str, float]]) -> str:
-    """One line: each family's host seconds in the lanes and its probe workers' seconds."""
-    return (f"per family, {phase} (host s in the lanes / the probe workers' s): "
-            + ", ".join(f"{p} {r['host_s']}/{r['worker_s']}" for p, r in fams.items()))
+    """One line: each family's host seconds in the lanes, its probe workers' seconds and,
+    where recorded, the GPU's own seconds in its kernels."""
+    gpu = all("gpu_s" in r for r in fams.values())
+    return (f"per family, {phase} (host s in the lanes / the probe workers' s"
+            + (" / the GPU's own s in kernels" if gpu else "") + "): "
+            + ", ".join(f"{p} {r['host_s']}/{r['worker_s']}" + (f"/{r['gpu_s']}" if gpu else "")
+                        for p, r in fams.items()))
 
 
 def _phase(run: dict[str, Any]) -> str:
@@ -316,7 +332,9 @@ def _lines(f: dict[str, Any]) -> list[str]:
                        f"start included), {r.get('cases', '?')} cases {r.get('status', '')}, "
                        f"kernels compiled {k.get('compiled', '-')}, witness kernels compiled "
                        f"{w.get('compiled', '-')}, computed (not cached) "
-                       f"{sum((r.get('computed') or {}).values())} CPU results, exit {r['exit_code']}")
+                       f"{sum((r.get('computed') or {}).values())} CPU results, exit {r['exit_code']}"
+                       + ("" if r.get("gpu_busy_s") is None else
+                          f"; the GPU's own time in kernels {r['gpu_busy_s']} s"))
     if "check_gpu_on" in f:
         for phase in ("cold", "warm"):
             fams = f["check_gpu_on"][phase].get("families")  # `_check`'s family_seconds

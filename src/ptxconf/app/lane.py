@@ -195,9 +195,10 @@ def _session(spec: Spec, ctx: RunContext, setup: LaneSetup, device: int) -> Any:
 def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
                   built: dict[str, Any] | None = None) -> tuple[list[Result], dict[str, Any]]:
     """run_job, with when it ran (wall-clock seconds since the epoch), in which process, and
-    what of it its probe worker answered: calls, the worker's seconds in them (`probe_s`) and
-    the seconds from sending each call to its answer (`wait_s`: the worker's seconds, the pipe,
-    and any wait for the GPU); the rest of the job is host work in the lane."""
+    what of it its probe worker answered: calls, the worker's seconds in them (`probe_s`), the
+    seconds from sending each call to its answer (`wait_s`: the worker's seconds, the pipe,
+    and any wait for the GPU) and the GPU's own seconds in the calls' kernels (`gpu_s`); the
+    rest of the job is host work in the lane."""
     before = _probe_counters(job.device)
     start = time.time()
     results = run_job(spec_root, job, setup, built)
@@ -206,13 +207,14 @@ def run_timed_job(spec_root: str, job: Job, setup: LaneSetup,
     return results, {"provider": job.provider, "cases": len(job.ids), "pid": os.getpid(),
                      "start": start, "end": end, "calls": after[0] - before[0],
                      "probe_s": round(after[1] - before[1], 4),
-                     "wait_s": round(after[2] - before[2], 4), **_REPLAY}
+                     "wait_s": round(after[2] - before[2], 4),
+                     "gpu_s": round(after[3] - before[3], 6), **_REPLAY}
 
 
-def _probe_counters(device: int) -> tuple[int, float, float]:
-    """(calls, worker seconds, round-trip seconds) of this lane's probe workers so far: its
-    session's (a probe server's, where the lanes share them) and its private one's (the cases
-    that may fault run there, `run_job`)."""
+def _probe_counters(device: int) -> tuple[int, float, float, float]:
+    """(calls, worker seconds, round-trip seconds, the GPU's seconds in kernels) of this lane's
+    probe workers so far: its session's (a probe server's, where the lanes share them) and its
+    private one's (the cases that may fault run there, `run_job`)."""
     from ptxconf.gpu.session import SESSION_RESOURCE
 
     lane = _LANE.get(device)
@@ -221,7 +223,8 @@ def _probe_counters(device: int) -> tuple[int, float, float]:
                if r is not None}
     return (sum(getattr(r, "calls", 0) for r in runners.values()),
             sum(getattr(r, "worker_s", 0.0) for r in runners.values()),
-            sum(getattr(r, "round_trip_s", 0.0) for r in runners.values()))
+            sum(getattr(r, "round_trip_s", 0.0) for r in runners.values()),
+            sum(getattr(r, "gpu_s", 0.0) for r in runners.values()))
 
 
 def close_lane() -> None:

@@ -145,11 +145,12 @@ class ReplayPool:
         close_all((r for group in self.runners.values() for r in group), wait=wait)
 
 
-def _counters(runner: Any) -> tuple[int, float]:
-    """(calls answered, the worker's seconds in them) of a runner so far (0 where it does not
-    count them)."""
+def _counters(runner: Any) -> tuple[int, float, float]:
+    """(calls answered, the worker's seconds in them, the GPU's own seconds in their kernels)
+    of a runner so far (0 where it does not count them)."""
     calls = getattr(runner, "calls", 0)
-    return calls if isinstance(calls, int) else 0, getattr(runner, "worker_s", 0.0)
+    return (calls if isinstance(calls, int) else 0, getattr(runner, "worker_s", 0.0),
+            getattr(runner, "gpu_s", 0.0))
 
 
 def _pid(runner: Any) -> int | None:
@@ -177,7 +178,7 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
         return ("", the_plan.batch(key), b.path) if b is not None and b.ok else None
 
     def land(n: int, results: list[Result] | None, why: str, start: float, pid: Any,
-             calls: int, worker_s: float) -> None:
+             calls: int, worker_s: float, gpu_s: float) -> None:
         job = jobs[n]
         with lock:
             if results is not None:
@@ -187,6 +188,7 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
             out.timeline.append({"provider": job.provider, "cases": len(job.ids), "pid": pid,
                                  "start": round(start - t0, 2), "end": round(time.time() - t0, 2),
                                  "calls": calls, "probe_s": round(worker_s, 4),
+                                 "gpu_s": round(gpu_s, 6),
                                  "wait_s": round(time.time() - start, 4),
                                  "replayed": results is not None, "miss": why,
                                  "worker": threading.current_thread().name})
@@ -196,21 +198,23 @@ def _replay(pool: ReplayPool, jobs: Sequence[Job], built: dict[str, Any],
     def bulk(runner: Any, take: Callable[[], int | None]) -> None:
         kept, worker = Transcripts(spec), ReplayWorker(runner, module)
         while not stop.is_set() and (n := take()) is not None:
-            start, before = time.time(), worker.worker_s
+            start, before, gpu_before = time.time(), worker.worker_s, worker.gpu_s
             entry, why = kept.entry(jobs[n].provider, jobs[n].ids, calls=False)
             got = None
             if entry is not None and not (why := worker.replay(entry)):
                 got = kept.taken(entry)
-            land(n, got, why, start, _pid(runner), 1, worker.worker_s - before)
+            land(n, got, why, start, _pid(runner), 1, worker.worker_s - before,
+                 worker.gpu_s - gpu_before)
 
     def faulting(runner: Any, take: Callable[[], int | None]) -> None:
         kept, sess = Transcripts(spec), Session(spec, runner, host_compile=True)
         sess.built = built
         while not stop.is_set() and (n := take()) is not None:
-            start, (calls, secs) = time.time(), _counters(runner)
+            start, before = time.time(), _counters(runner)
             got = kept.replay(sess, jobs[n].provider, jobs[n].ids)
-            now_calls, now_secs = _counters(runner)
-            land(n, got, kept.miss, start, _pid(runner), now_calls - calls, now_secs - secs)
+            calls, secs, gpu = (now - then for now, then in zip(_counters(runner), before,
+                                                                strict=True))
+            land(n, got, kept.miss, start, _pid(runner), int(calls), secs, gpu)
 
     def guarded(fn: Callable[[Any, Callable[[], int | None]], None], runner: Any,
                 take: Callable[[], int | None]) -> None:

@@ -71,7 +71,7 @@ def _serve(sock: socket.socket, path: str, device: int, warm_call: str | None,
                     with contextlib.suppress(OSError):
                         client, _ = sock.accept()
                         conn = Connection(client.detach())
-                        conn.send(("ready", os.getpid(), None, 0.0))
+                        conn.send(("ready", os.getpid(), None, 0.0, 0.0))
                         conns.append(conn)
                     continue
                 assert isinstance(r, Connection)
@@ -120,6 +120,7 @@ class SharedRunner:
         self.calls = 0
         self.worker_s = 0.0
         self.round_trip_s = 0.0
+        self.gpu_s = 0.0
         self._conn: Connection | None = None
         self._pid: int | None = None
         self._generation = -1
@@ -159,7 +160,7 @@ class SharedRunner:
             conn.close()
             return False
         try:
-            status, pid, _, _ = conn.recv()
+            status, pid, *_ = conn.recv()
         except (EOFError, OSError):
             conn.close()
             return False
@@ -238,19 +239,21 @@ class SharedRunner:
                                    "GPU's probe server killed", error_kind="timeout",
                                    seconds=time.perf_counter() - start, worker_pid=pid)
             try:
-                status, payload, kind, seconds = conn.recv()
+                status, payload, kind, seconds, gpu_s = conn.recv()
             except (EOFError, OSError):  # it ended on another lane's call: never ran this one
                 self._drop()
                 continue
             self.calls += 1
             self.worker_s += seconds
+            self.gpu_s += gpu_s
             self.round_trip_s += time.perf_counter() - start
             if status == "ok":
-                return ProbeResult(True, value=payload, seconds=seconds, worker_pid=pid)
+                return ProbeResult(True, value=payload, seconds=seconds, worker_pid=pid,
+                                   gpu_s=gpu_s)
             if kind == "cuda":  # the server ends after answering it
                 self._drop()
             return ProbeResult(False, error=payload, error_kind=kind, seconds=seconds,
-                               worker_pid=pid)
+                               worker_pid=pid, gpu_s=gpu_s)
         return ProbeResult(False, error=f"{name}: the GPU's probe server ended {RESENDS + 1} "
                            "times while this call waited", error_kind="crash")
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from . import build
 from .arena import ALIGN_BYTES, Arena
+from .busy import kernels_timed
 from .digest import ECHO, VARIES
 from .ldmatrix import WarpMatrixVariant
 from .mma_sync import MmaSyncVariant
@@ -72,12 +73,11 @@ def _padded(data: bytes, size: int) -> np.ndarray:
 
 def _launch(kernel: Any, threads: int, args: tuple[object, ...], smem_bytes: int) -> None:
     """`kernel`: a cupy.RawKernel (Any: CuPy ships no types)."""
-    import cupy
-
     if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
         kernel.max_dynamic_shared_size_bytes = smem_bytes
-    kernel((1,), (threads,), args, shared_mem=smem_bytes)
-    cupy.cuda.get_current_stream().synchronize()
+    with kernels_timed():
+        kernel((1,), (threads,), args, shared_mem=smem_bytes)
+
 
 
 # --- wgmma ---------------------------------------------------------------------------------
@@ -273,10 +273,10 @@ def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[l
     outs.into(host[out_at:])
     d_in = cupy.asarray(host)
     d_out = d_in[out_at:]
-    for grids in staged:
-        for _, st in grids:
-            _launch_staged(st, d_in, d_out)
-    cupy.cuda.get_current_stream().synchronize()
+    with kernels_timed():
+        for grids in staged:
+            for _, st in grids:
+                _launch_staged(st, d_in, d_out)
     out_host = d_out.get()
     out: list[list[WgmmaDump]] = []
     for (_, launches), grids in zip(jobs, staged, strict=True):

@@ -102,9 +102,10 @@ class ReplayWorker:
         self.device: str | None = None
         self._loaded: set[str] = set()
         self._generation = runner.restarts
-        #: Calls sent, and the worker's own seconds in them.
+        #: Calls sent, the worker's own seconds in them and the GPU's in their kernels.
         self.calls = 0
         self.worker_s = 0.0
+        self.gpu_s = 0.0
 
     def describe(self) -> str:
         """The device line of the worker's GPU (`session.device_line`), asked once."""
@@ -133,6 +134,7 @@ class ReplayWorker:
                                timeout_s=SECONDS_PER_CALL * max(1, entry["ncalls"]))
         self.calls += 1
         self.worker_s += res.seconds
+        self.gpu_s += res.gpu_s
         if not res.ok:
             return f"the replay failed ({res.error_kind}: {res.error})"
         self._loaded.update(k for k in entry.get("needs", ()) if isinstance(k, str))

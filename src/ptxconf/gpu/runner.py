@@ -22,6 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .busy import busy_s, kernels_timed
+
 #: Exception type names that mean the CUDA context may be gone: the worker exits after them.
 _CONTEXT_FATAL = frozenset({"CUDARuntimeError", "CUDADriverError"})
 _COMPILE_ERRORS = frozenset({"CompileException", "NVRTCError"})
@@ -42,6 +44,8 @@ class ProbeResult:
     error_kind: str | None = None
     seconds: float = 0.0
     worker_pid: int | None = None
+    #: The GPU's own seconds in the call's kernels (`ptxconf.gpu.busy`; 0 where it sent none).
+    gpu_s: float = 0.0
 
 
 #: How probe workers start: a fresh interpreter ("spawn"), safe in any process. A GPU lane
@@ -108,13 +112,13 @@ def pin_device(index: int | None) -> None:
 
 def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = None,
                  warm_args: tuple[Any, ...] = ()) -> None:
-    """The worker loop: (name, args, kwargs) in, (status, value, kind, seconds) out. `device`:
+    """The worker loop: (name, args, kwargs) in, (status, value, kind, seconds, gpu_s) out. `device`:
     which visible GPU the worker uses (None: CUDA's default); `warm_call`: a probe run once
     right after saying ready (starting CUDA while the caller does other work), with
     `warm_args`, its answer and any failure dropped (the caller's first real call meets the
     same failure)."""
     pin_device(device)
-    conn.send(("ready", os.getpid(), None, 0.0))
+    conn.send(("ready", os.getpid(), None, 0.0, 0.0))
     if warm_call is not None:
         taken = START_LOCK is not None and START_LOCK.acquire(timeout=START_LOCK_WAIT_S)
         try:
@@ -137,19 +141,21 @@ def _worker_main(conn: Any, device: int | None = None, warm_call: str | None = N
 
 
 def answer(conn: Any, msg: tuple[str, tuple[Any, ...], dict[str, Any]]) -> bool:
-    """Run one (name, args, kwargs) and send (status, value or error, kind, seconds) on
-    `conn`; True where the failure may have lost the CUDA context (the process must end)."""
+    """Run one (name, args, kwargs) and send (status, value or error, kind, seconds, gpu_s:
+    the GPU's own seconds in its kernels) on `conn`; True where the failure may have lost the
+    CUDA context (the process must end)."""
     name, args, kwargs = msg
-    start = time.perf_counter()
+    start, gpu_before = time.perf_counter(), busy_s()
     try:
         value = _resolve(name)(*args, **kwargs)
     except BaseException as exc:  # noqa: BLE001 - every failure is reported, not raised
         kind, fatal = _classify(exc)
         with contextlib.suppress(OSError):
-            conn.send(("error", f"{type(exc).__name__}: {exc}", kind, time.perf_counter() - start))
+            conn.send(("error", f"{type(exc).__name__}: {exc}", kind, time.perf_counter() - start,
+                       busy_s() - gpu_before))
         return fatal
     with contextlib.suppress(OSError):
-        conn.send(("ok", value, None, time.perf_counter() - start))
+        conn.send(("ok", value, None, time.perf_counter() - start, busy_s() - gpu_before))
     return False
 
 
@@ -197,10 +203,12 @@ class ProbeRunner:
         #: Calls answered, the seconds the worker spent in them (its own clock) and the
         #: seconds from send to answer in this process (with the pipe and the pickling; a call
         #: the worker timed out on or died in counts until then, a fault's recovery included):
-        #: where a busy lane's time goes (`ptxconf.app.lanes.run_timed_job`).
+        #: where a busy lane's time goes (`ptxconf.app.lanes.run_timed_job`); and the GPU's
+        #: own seconds in the calls' kernels (`gpu_s`).
         self.calls = 0
         self.worker_s = 0.0
         self.round_trip_s = 0.0
+        self.gpu_s = 0.0
         self._ctx: Any = context or mp.get_context(_START_METHOD)
         self._proc: Any = None
         self._conn: Any = None
@@ -313,9 +321,10 @@ class ProbeRunner:
                                error_kind="timeout", seconds=time.perf_counter() - start,
                                worker_pid=proc.pid)
         try:
-            status, payload, kind, seconds = conn.recv()
+            status, payload, kind, seconds, gpu_s = conn.recv()
             self.calls += 1
             self.worker_s += seconds
+            self.gpu_s += gpu_s
             self.round_trip_s += time.perf_counter() - start
         except (EOFError, OSError):
             proc.join(timeout=10)
@@ -326,12 +335,13 @@ class ProbeRunner:
                                f"{proc.exitcode}) without an answer", error_kind="crash",
                                seconds=time.perf_counter() - start, worker_pid=proc.pid)
         if status == "ok":
-            return ProbeResult(True, value=payload, seconds=seconds, worker_pid=proc.pid)
+            return ProbeResult(True, value=payload, seconds=seconds, worker_pid=proc.pid,
+                               gpu_s=gpu_s)
         if kind == "cuda":  # the worker exits by itself
             self._retire()
             self.restarts += 1
         return ProbeResult(False, error=payload, error_kind=kind, seconds=seconds,
-                           worker_pid=proc.pid)
+                           worker_pid=proc.pid, gpu_s=gpu_s)
 
     def map(self, calls: Iterable[tuple[str, tuple[Any, ...], dict[str, Any]]], *,
             timeout_s: float | None = None) -> list[ProbeResult]:
@@ -361,7 +371,7 @@ def map_calls(runner: Any, calls: Iterable[tuple[str, tuple[Any, ...], dict[str,
 # what a module exports, so no code from outside the package ever runs in it.
 
 __all__ = ["ProbeResult", "ProbeRunner", "fork_workers", "selftest_cuda_fault", "selftest_exit",
-           "selftest_raise", "selftest_sleep", "selftest_trap"]
+           "selftest_raise", "selftest_sleep", "selftest_spin", "selftest_trap"]
 
 
 def selftest_sleep(seconds: float) -> float:
@@ -401,3 +411,23 @@ def selftest_trap() -> None:
     kernel = cupy.RawKernel(TRAP_KERNEL, "ptxconf_selftest_trap")
     kernel((1,), (1,), ())
     cupy.cuda.get_current_stream().synchronize()
+
+
+#: A one-thread kernel that spins on the GPU's nanosecond timer for `ns`: a kernel whose
+#: duration is known, to check the busy time the worker reports (`ptxconf.gpu.busy`).
+SPIN_KERNEL = r"""extern "C" __global__ void ptxconf_selftest_spin(unsigned long long ns) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t)); } while (t - t0 < ns);
+}"""
+
+
+def selftest_spin(ms: float) -> None:
+    """Run a kernel that spins for `ms` milliseconds, timed as the probes' kernels are
+    (needs CuPy and a GPU)."""
+    import cupy
+
+    kernel = cupy.RawKernel(SPIN_KERNEL, "ptxconf_selftest_spin")
+    kernel.compile()  # compiled and loaded before the timed launch
+    with kernels_timed():
+        kernel((1,), (1,), (cupy.uint64(int(ms * 1e6)),))

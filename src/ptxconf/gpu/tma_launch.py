@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .busy import kernels_timed
+
 
 def tensor_map(write: Any, address: int) -> tuple[bytes, str]:
     """cuTensorMapEncodeTiled of a 2-D tensor that is exactly the box (its rows packed); the
@@ -44,11 +46,11 @@ def launch_driver(kernel: Any, tmap: bytes, scalars: list[int], pointers: list[i
     params = (ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells])
     stream = cu.CUstream(cupy.cuda.get_current_stream().ptr)
     function = getattr(kernel, "kernel", kernel)  # a RawKernel's loaded cupy.cuda.Function
-    (err,) = cu.cuLaunchKernel(cu.CUfunction(function.ptr), 1, 1, 1, threads, 1, 1, smem_bytes,
-                               stream, ctypes.addressof(params), 0)
-    if err != cu.CUresult.CUDA_SUCCESS:
-        raise RuntimeError(f"cuLaunchKernel: {err.name}")
-    cupy.cuda.get_current_stream().synchronize()
+    with kernels_timed():
+        (err,) = cu.cuLaunchKernel(cu.CUfunction(function.ptr), 1, 1, 1, threads, 1, 1,
+                                   smem_bytes, stream, ctypes.addressof(params), 0)
+        if err != cu.CUresult.CUDA_SUCCESS:
+            raise RuntimeError(f"cuLaunchKernel: {err.name}")
 
 
 __all__ = ["launch_driver", "tensor_map"]
