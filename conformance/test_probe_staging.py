@@ -74,8 +74,10 @@ def stand_in(monkeypatch: pytest.MonkeyPatch) -> dict[str, list[int]]:
 
     monkeypatch.setattr(_DeviceArray, "get", get)
     stream = types.SimpleNamespace(synchronize=lambda: None)
+    event = types.SimpleNamespace(record=lambda stream: None, synchronize=lambda: None)
     fake = types.SimpleNamespace(asarray=asarray, cuda=types.SimpleNamespace(
-        get_current_stream=lambda: stream))
+        get_current_stream=lambda: stream, Event=lambda: event,  # the timing (gpu.busy)
+        get_elapsed_time=lambda start, end: 0.0))
     monkeypatch.setitem(sys.modules, "cupy", fake)
     monkeypatch.setattr(build, "wgmma_kernels",
                         lambda vs: {v: _Kernel(v, seen["grids"]) for v in vs})
