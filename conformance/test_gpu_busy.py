@@ -25,33 +25,56 @@ class _Conn:
 
 
 def _stand_in_cupy(elapsed_ms: float, log: list[str]) -> SimpleNamespace:
-    """What `kernels_timed` uses of CuPy: a stream, events that log what is done to them,
-    and an elapsed time in milliseconds, as CUDA's."""
+    """What `kernels_timed` uses of CuPy: a stream and events that log what is done to them,
+    and an elapsed time in milliseconds per pair of events, as CUDA's."""
 
     class Event:
         def record(self, stream: object) -> None:
             log.append(f"record on {stream}")
 
         def synchronize(self) -> None:
-            log.append("synchronize")
+            log.append("wait for the last event")
 
+    stream = SimpleNamespace(synchronize=lambda: log.append("wait for the stream"),
+                             __str__=lambda: "stream")
     cuda = SimpleNamespace(get_current_stream=lambda: "stream", Event=Event,
                            get_elapsed_time=lambda start, end: elapsed_ms)
-    return SimpleNamespace(cuda=cuda)
+    return SimpleNamespace(cuda=cuda, stream=stream)
 
 
-def test_timed_kernels_add_their_milliseconds_as_seconds_and_a_fault_adds_none(
+def test_each_launch_is_timed_alone_its_milliseconds_added_as_seconds_and_a_fault_adds_none(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two launches: an event pair around each (the host's work between them is not timed),
+    one wait at the end, 2 x 250 ms added as 0.5 s. A launch that raises adds nothing."""
     log: list[str] = []
     monkeypatch.setitem(sys.modules, "cupy", _stand_in_cupy(250.0, log))
     monkeypatch.setattr(busy, "_TOTAL_S", [1.0])
+    with busy.kernels_timed() as timed:
+        timed(lambda: log.append("launch 1"))
+        log.append("host work")
+        timed(lambda: log.append("launch 2"))
+    assert log == ["record on stream", "launch 1", "record on stream", "host work",
+                   "record on stream", "launch 2", "record on stream", "wait for the last event"]
+    assert busy.busy_s() == 1.5
+
+    def fault() -> None:
+        raise RuntimeError("cuLaunchKernel: CUDA_ERROR_INVALID_VALUE")
+
+    with pytest.raises(RuntimeError), busy.kernels_timed() as timed:
+        timed(fault)
+    assert busy.busy_s() == 1.5
+
+
+def test_a_group_with_no_launch_waits_for_the_stream_and_adds_nothing(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    log: list[str] = []
+    fake = _stand_in_cupy(250.0, log)
+    fake.cuda.get_current_stream = lambda: fake.stream
+    monkeypatch.setitem(sys.modules, "cupy", fake)
+    monkeypatch.setattr(busy, "_TOTAL_S", [0.0])
     with busy.kernels_timed():
-        log.append("launch")
-    assert log == ["record on stream", "launch", "record on stream", "synchronize"]
-    assert busy.busy_s() == 1.25
-    with pytest.raises(RuntimeError), busy.kernels_timed():
-        raise RuntimeError("the launch failed")
-    assert busy.busy_s() == 1.25
+        pass
+    assert (log, busy.busy_s()) == (["wait for the stream"], 0.0)
 
 
 def test_an_answer_carries_the_gpu_seconds_its_call_added(monkeypatch: pytest.MonkeyPatch

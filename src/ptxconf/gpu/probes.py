@@ -8,6 +8,7 @@ that faults or hangs cannot take the caller down with it.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,8 +76,8 @@ def _launch(kernel: Any, threads: int, args: tuple[object, ...], smem_bytes: int
     """`kernel`: a cupy.RawKernel (Any: CuPy ships no types)."""
     if smem_bytes > DEFAULT_DYNAMIC_SMEM_BYTES:
         kernel.max_dynamic_shared_size_bytes = smem_bytes
-    with kernels_timed():
-        kernel((1,), (threads,), args, shared_mem=smem_bytes)
+    with kernels_timed() as timed:
+        timed(lambda: kernel((1,), (threads,), args, shared_mem=smem_bytes))
 
 
 
@@ -273,10 +274,10 @@ def _run_staged(jobs: list[tuple[WgmmaVariant, list[dict[str, Any]]]]) -> list[l
     outs.into(host[out_at:])
     d_in = cupy.asarray(host)
     d_out = d_in[out_at:]
-    with kernels_timed():
+    with kernels_timed() as timed:
         for grids in staged:
             for _, st in grids:
-                _launch_staged(st, d_in, d_out)
+                timed(functools.partial(_launch_staged, st, d_in, d_out))
     out_host = d_out.get()
     out: list[list[WgmmaDump]] = []
     for (_, launches), grids in zip(jobs, staged, strict=True):
