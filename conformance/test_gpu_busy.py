@@ -45,7 +45,8 @@ def _stand_in_cupy(elapsed_ms: float, log: list[str]) -> SimpleNamespace:
 def test_each_launch_is_timed_alone_its_milliseconds_added_as_seconds_and_a_fault_adds_none(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Two launches: an event pair around each (the host's work between them is not timed),
-    one wait at the end, 2 x 250 ms added as 0.5 s. A launch that raises adds nothing."""
+    one wait at the end, 2 x 250 ms added as 0.5 s. A launch that raises adds nothing, and its
+    events are never freed."""
     log: list[str] = []
     monkeypatch.setitem(sys.modules, "cupy", _stand_in_cupy(250.0, log))
     monkeypatch.setattr(busy, "_TOTAL_S", [1.0])
@@ -60,9 +61,13 @@ def test_each_launch_is_timed_alone_its_milliseconds_added_as_seconds_and_a_faul
     def fault() -> None:
         raise RuntimeError("cuLaunchKernel: CUDA_ERROR_INVALID_VALUE")
 
+    kept: list[object] = []
+    monkeypatch.setattr(busy, "_KEPT", kept)
     with pytest.raises(RuntimeError), busy.kernels_timed() as timed:
         timed(fault)
     assert busy.busy_s() == 1.5
+    # its events are kept, not freed: in a lost context CuPy prints each failed destruction
+    assert len(kept) == 1
 
 
 def test_a_group_with_no_launch_waits_for_the_stream_and_adds_nothing(

@@ -22,8 +22,11 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from typing import Any
 
 _TOTAL_S = [0.0]
+#: Events of groups that raised, never freed (see `kernels_timed`).
+_KEPT: list[tuple[Any, Any]] = []
 
 #: What `kernels_timed` yields: call it with a function that makes one launch.
 Timed = Callable[[Callable[[], object]], None]
@@ -43,21 +46,27 @@ def kernels_timed() -> Iterator[Timed]:
     import cupy
 
     stream = cupy.cuda.get_current_stream()
-    pairs: list[tuple[object, object]] = []
+    pairs: list[tuple[Any, Any]] = []
 
     def timed(launch: Callable[[], object]) -> None:
-        start, end = cupy.cuda.Event(), cupy.cuda.Event()
-        start.record(stream)
+        pairs.append((cupy.cuda.Event(), cupy.cuda.Event()))
+        pairs[-1][0].record(stream)
         launch()
-        end.record(stream)
-        pairs.append((start, end))
+        pairs[-1][1].record(stream)
 
-    yield timed
-    if not pairs:
-        stream.synchronize()
-        return
-    pairs[-1][1].synchronize()  # type: ignore[attr-defined] # CuPy ships no types
-    _TOTAL_S[0] += sum(cupy.cuda.get_elapsed_time(s, e) for s, e in pairs) / 1000.0
+    try:
+        yield timed
+        if not pairs:
+            stream.synchronize()
+            return
+        pairs[-1][1].synchronize()
+        _TOTAL_S[0] += sum(cupy.cuda.get_elapsed_time(s, e) for s, e in pairs) / 1000.0
+    except BaseException:
+        # after a fault the context is gone: an event freed now fails to be destroyed, and
+        # CuPy prints that failure's traceback on stderr ("Exception ignored in ...
+        # Event.__del__"). Kept instead; the worker ends after a fault that lost the context.
+        _KEPT.extend(pairs)
+        raise
 
 
 __all__ = ["Timed", "busy_s", "kernels_timed"]

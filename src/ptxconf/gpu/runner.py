@@ -404,13 +404,15 @@ TRAP_KERNEL = 'extern "C" __global__ void ptxconf_selftest_trap() { asm volatile
 
 
 def selftest_trap() -> None:
-    """Launch a kernel that executes `trap;` and wait for it (needs CuPy and a GPU): the wait
-    raises CuPy's CUDA error, and the worker exits after answering."""
+    """Launch a kernel that executes `trap;`, timed as the probes' kernels are, and wait for it
+    (needs CuPy and a GPU): the wait raises CuPy's CUDA error, and the worker exits after
+    answering."""
     import cupy
 
     kernel = cupy.RawKernel(TRAP_KERNEL, "ptxconf_selftest_trap")
-    kernel((1,), (1,), ())
-    cupy.cuda.get_current_stream().synchronize()
+    kernel.compile()
+    with kernels_timed() as timed:
+        timed(lambda: kernel((1,), (1,), ()))
 
 
 #: A one-thread kernel that spins on the GPU's nanosecond timer for `ns`: a kernel whose
