@@ -207,7 +207,23 @@ def test_the_gpus_own_kernel_seconds_are_summed_per_family_and_per_run() -> None
                     "check_gpu_on": {"cold": run, "warm": {**run, "families": {},
                                                            "gpu_busy_s": None},
                                      "warm_walls_s": [3.0]}})
-    assert lines[2].endswith("; the GPU's own time in kernels 0.55 s")
+    assert lines[2].endswith("; the GPU's time in kernels at most 0.55 s")
     assert not lines[3].endswith("kernels 0.55 s")  # the warm run recorded none
     assert ("per family, cold (host s in the lanes / the probe workers' s / the GPU's own s "
             "in kernels): gpu-sweep 2.0/0.5/0.05, gpu-wmma 1.0/0.25/0.5") in lines
+
+
+def test_the_device_floor_is_the_least_gpu_time_of_the_runs_and_the_walls_are_put_over_it(
+        ) -> None:
+    """Worked by hand: cold 0.9 s of kernels, warm 2.1 s (its contexts took turns): the floor
+    is 0.9 s, the walls 13.5 s and 3.6 s are 15.0x and 4.0x it; no figure, no floor."""
+    from ptxconf.app.bench import device_floor
+
+    on = {"cold": {"wall_s": 13.5, "gpu_busy_s": 0.9}, "warm": {"wall_s": 3.6, "gpu_busy_s": 2.1}}
+    floor = device_floor(on)
+    assert floor == {"gpu_busy_s": 0.9, "cold_wall_over_floor": 15.0, "warm_wall_over_floor": 4.0}
+    lines = _lines({"space": {}, "device": {"name": "H200"}, "device_floor": floor})
+    assert lines[2].startswith("device floor: the GPU's time in kernels is at most 0.9 s")
+    assert lines[2].endswith("the walls are 15.0x (cold) and 4.0x (warm) that")
+    assert device_floor({"cold": {"wall_s": 13.5}, "warm": {"wall_s": 3.6,
+                                                           "gpu_busy_s": None}}) is None

@@ -168,6 +168,20 @@ def gpu_busy_s(fams: dict[str, dict[str, float]]) -> float | None:
     return round(sum(got), 3) if got else None
 
 
+def device_floor(on: dict[str, Any]) -> dict[str, Any] | None:
+    """The device floor of a bench's `check --gpu on` runs: the least of their GPU times in
+    kernels (`gpu_busy_s`). The runs launch the same kernels (a warm run replays the calls the
+    cold run recorded), and each run's figure bounds their time from above (the probe workers'
+    contexts take turns on the GPU, `ptxconf.gpu.busy`), so the least is the nearest bound;
+    with each run's wall as a multiple of it. None where no run recorded the figure."""
+    got = [on[p]["gpu_busy_s"] for p in ("cold", "warm") if on[p].get("gpu_busy_s")]
+    if not got:
+        return None
+    floor = min(got)
+    return {"gpu_busy_s": floor, **{f"{p}_wall_over_floor": round(on[p]["wall_s"] / floor, 1)
+                                    for p in ("cold", "warm")}}
+
+
 def _families_line(phase: str, fams: dict[str, dict[str, float]]) -> str:
     """One line: each family's host seconds in the lanes, its probe workers' seconds and,
     where recorded, the GPU's own seconds in its kernels."""
@@ -284,6 +298,7 @@ def measure(spec: Spec, naive: int = 24, with_scaling: bool = False) -> dict[str
         if problem is None:
             figures["device"] = _device()
             figures["check_gpu_on"] = _cold_warm(["--gpu", "on"], tmp, "gpu")
+            figures["device_floor"] = device_floor(figures["check_gpu_on"])
             figures["naive"] = naive_sample(spec, naive, tmp)
             cold = figures["check_gpu_on"]["cold"]["wall_s"]
             figures["speedup_vs_naive_cold"] = round(
@@ -334,7 +349,14 @@ def _lines(f: dict[str, Any]) -> list[str]:
                        f"{w.get('compiled', '-')}, computed (not cached) "
                        f"{sum((r.get('computed') or {}).values())} CPU results, exit {r['exit_code']}"
                        + ("" if r.get("gpu_busy_s") is None else
-                          f"; the GPU's own time in kernels {r['gpu_busy_s']} s"))
+                          f"; the GPU's time in kernels at most {r['gpu_busy_s']} s"))
+    floor = f.get("device_floor")
+    if floor:
+        out.append(f"device floor: the GPU's time in kernels is at most {floor['gpu_busy_s']} s "
+                   "(the least of the runs' figures, each a bound from above: the probe "
+                   "workers' contexts take turns on the GPU); the walls are "
+                   f"{floor['cold_wall_over_floor']}x (cold) and {floor['warm_wall_over_floor']}x "
+                   "(warm) that")
     if "check_gpu_on" in f:
         for phase in ("cold", "warm"):
             fams = f["check_gpu_on"][phase].get("families")  # `_check`'s family_seconds
