@@ -308,6 +308,10 @@ def compile_wmma_cubin(variants: Iterable[WmmaVariant], **kw: Any) -> CompileRes
 
 _modules: dict[str, Any] = {}
 _kernels: dict[Any, Any] = {}
+#: Variants whose module `load_kernels` loaded but whose kernel is fetched on its first use:
+#: under CUDA's lazy loading, fetching a kernel puts its code on the GPU, and a probe worker
+#: that replays a few jobs of a module uses a few of its kernels.
+_pending: dict[Any, Any] = {}
 _lock = threading.Lock()
 
 
@@ -325,6 +329,9 @@ def _kernels_of(variants: Iterable[Any], module_of: Any) -> dict[Any, Any]:
     `module_of(missing)` (each variant's kernel is named `kernel_name`)."""
     vs = _unique(variants)
     with _lock:
+        for v in vs:
+            if v not in _kernels and v in _pending:
+                _kernels[v] = _pending.pop(v).get_function(v.kernel_name)
         missing = [v for v in vs if v not in _kernels]
         if missing:
             module = module_of(missing)
@@ -350,16 +357,22 @@ def wmma_kernels(variants: Iterable[WmmaVariant]) -> dict[WmmaVariant, Any]:
     return _kernels_of(variants, _wmma_module)
 
 
-def load_kernels(variants: Iterable[Any], cubin_path: str) -> dict[Any, Any]:
-    """CuPy kernels of these variants from a compiled module on disk (`ptxconf.gpu.kcache`)."""
+def load_kernels(variants: Iterable[Any], cubin_path: str) -> int:
+    """Load these variants' compiled module from disk (`ptxconf.gpu.kcache`): the first kernel
+    not yet loaded is fetched now (a module that does not load fails here), the others on
+    their first use (`_pending`); how many variants were asked for."""
     import cupy
 
-    def module(_: list[Any]) -> Any:
-        if cubin_path not in _modules:
-            _modules[cubin_path] = cupy.RawModule(path=cubin_path)
-        return _modules[cubin_path]
-
-    return _kernels_of(variants, module)
+    vs = _unique(variants)
+    with _lock:
+        missing = [v for v in vs if v not in _kernels and v not in _pending]
+        if missing:
+            if cubin_path not in _modules:
+                _modules[cubin_path] = cupy.RawModule(path=cubin_path)
+            module = _modules[cubin_path]
+            _kernels[missing[0]] = module.get_function(missing[0].kernel_name)
+            _pending.update((v, module) for v in missing[1:])
+    return len(vs)
 
 
 def mma_sync_kernels(variants: Iterable[Any]) -> dict[Any, Any]:

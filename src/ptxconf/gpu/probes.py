@@ -125,7 +125,7 @@ def wgmma_smem_image(a_smem: bytes | None, b_smem: bytes, smem_a_offset_bytes: i
 def load_module(variants: Iterable[WgmmaVariant | WmmaVariant], cubin_path: str) -> int:
     """Load these variants' kernels from a module compiled on the host (ptxconf.gpu.kcache);
     how many were asked for."""
-    return len(build.load_kernels(variants, cubin_path))
+    return build.load_kernels(variants, cubin_path)
 
 
 def prepare_wgmma(variants: Iterable[WgmmaVariant]) -> int:
