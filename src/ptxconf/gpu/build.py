@@ -309,8 +309,10 @@ def compile_wmma_cubin(variants: Iterable[WmmaVariant], **kw: Any) -> CompileRes
 _modules: dict[str, Any] = {}
 _kernels: dict[Any, Any] = {}
 #: Variants whose module `load_kernels` loaded but whose kernel is fetched on its first use:
-#: under CUDA's lazy loading, fetching a kernel puts its code on the GPU, and a probe worker
-#: that replays a few jobs of a module uses a few of its kernels.
+#: under CUDA's lazy loading, fetching a kernel puts its code on the GPU, and a worker whose
+#: jobs use a few of a module's kernels (a faulting case's job, on a fresh worker each time)
+#: fetches only those. A warm run measured no faster for it (3.62 against 3.74 s on one H200,
+#: within its noise: reports/bench/h200-warm-ab.log).
 _pending: dict[Any, Any] = {}
 _lock = threading.Lock()
 
