@@ -80,7 +80,6 @@ def _launch(kernel: Any, threads: int, args: tuple[object, ...], smem_bytes: int
         timed(lambda: kernel((1,), (threads,), args, shared_mem=smem_bytes))
 
 
-
 # --- wgmma ---------------------------------------------------------------------------------
 
 
